@@ -1,0 +1,1 @@
+//! Robots (being written).

@@ -1,0 +1,150 @@
+//! The rules of every game Arbiter referees, as pure state machines.
+//!
+//! Nothing here does I/O or knows about processes or clocks: a game is a value that is cloned,
+//! asked for its legal actions and advanced. The referee, the robots, the replay writer and the
+//! benchmarks all drive games through the [`Game`] trait, and talk to bot programs through the
+//! game's [`Wire`] codec.
+
+pub mod perft;
+pub mod playout;
+pub mod quoridor;
+
+use std::fmt;
+
+/// Index of a seat in a match, `0..num_players`.
+pub type PlayerId = usize;
+
+/// Why an action was refused, in words a bot author understands
+/// (for example "wall crosses an existing wall").
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Illegal(pub String);
+
+impl Illegal {
+    pub fn new(reason: impl Into<String>) -> Self {
+        Illegal(reason.into())
+    }
+}
+
+/// The end of a match: what each player scored, where it placed, and why it ended.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Outcome {
+    /// Points per player, indexed by player id.
+    pub scores: Vec<f64>,
+    /// Place per player, indexed by player id: 1 is best; equal places are ties.
+    pub placement: Vec<u32>,
+    /// A short machine-readable reason, such as `goal` or `tick_limit`.
+    pub reason: &'static str,
+}
+
+/// A game's rules. A value of the type is one position of one match.
+///
+/// The required core is small on purpose (as in chess libraries such as shakmaty): everything a
+/// referee, a robot or a search needs is built from `to_move`, `legal_actions`, `check` and
+/// `apply_unchecked`.
+pub trait Game: Clone + Send + Sync + 'static {
+    type Action: Copy + Eq + fmt::Debug + Send + Sync + 'static;
+
+    /// A short lowercase name used on the command line and in replays (`quoridor`).
+    const NAME: &'static str;
+
+    fn num_players(&self) -> usize;
+
+    /// The player who must act now; `None` once the match is over.
+    fn to_move(&self) -> Option<PlayerId>;
+
+    /// Number of turns taken so far (the initial position is tick 0).
+    fn tick(&self) -> u32;
+
+    /// Appends every legal action of the player on turn to `out` (which is cleared first).
+    fn legal_actions(&self, out: &mut Vec<Self::Action>);
+
+    /// Whether `action` is legal for the player on turn, and if not, why.
+    fn check(&self, action: Self::Action) -> Result<(), Illegal>;
+
+    /// Plays an action already known to be legal.
+    fn apply_unchecked(&mut self, action: Self::Action);
+
+    /// Whether the player on turn has no legal action at all. Games where that can happen decide
+    /// what it means in [`Game::apply_stuck`].
+    fn is_stuck(&self) -> bool {
+        let mut actions = Vec::new();
+        self.legal_actions(&mut actions);
+        actions.is_empty()
+    }
+
+    /// Takes the turn of a player that has no legal action (Quoridor eliminates it). Only called
+    /// when [`Game::is_stuck`] holds.
+    fn apply_stuck(&mut self);
+
+    /// The result once the match is over.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Checks then plays an action.
+    fn apply(&mut self, action: Self::Action) -> Result<(), Illegal> {
+        self.check(action)?;
+        self.apply_unchecked(action);
+        Ok(())
+    }
+}
+
+/// What the referee does with a faulty answer (malformed, illegal, late or missing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultPolicy {
+    /// The referee plays [`Wire::fault_action`] for the bot and the match goes on (Quoridor).
+    PlayForBot,
+    /// The faulty bot loses the match at once.
+    Forfeit,
+}
+
+/// The text protocol a game speaks with bot programs, one message per turn.
+///
+/// Messages are built into a caller's `String` so that a referee can reuse one buffer.
+pub trait Wire: Game {
+    /// Sent once to every player before the first turn.
+    fn start_message(&self, player: PlayerId, out: &mut String);
+    /// Sent to the player on turn; the bot answers with one line.
+    fn turn_message(&self, player: PlayerId, out: &mut String);
+    /// Sent to a player whose match is over (Quoridor: `-1`).
+    fn end_message(&self, player: PlayerId, out: &mut String);
+    /// Parses one answer line (without its line end); the error is the fault text.
+    fn parse_action(&self, line: &str) -> Result<Self::Action, String>;
+    /// The answer line a bot would send for `action` (without line end).
+    fn format_action(&self, action: Self::Action, out: &mut String);
+    /// What the referee does when a bot's answer is faulty.
+    fn fault_policy(&self) -> FaultPolicy;
+    /// The action played for a faulty bot under [`FaultPolicy::PlayForBot`].
+    fn fault_action(&self, rng: &mut dyn rand::RngCore) -> Option<Self::Action>;
+    /// The position as JSON, for replays and the viewer (pawns, walls, distances, ...).
+    fn snapshot(&self) -> serde_json::Value;
+    /// An action as JSON, for replays: `{"kind": "move", ...}`.
+    fn action_json(&self, action: Self::Action) -> serde_json::Value;
+    /// The settings of the match as JSON, for the replay header.
+    fn settings_json(&self) -> serde_json::Value;
+}
+
+/// A player that chooses actions in process: the built-in robots, and anything a researcher
+/// plugs into the referee. The same robot also runs as a process speaking the wire protocol.
+pub trait Robot<G: Game>: Send {
+    /// Chooses an action for the player on turn in `game`, which has at least one legal action.
+    fn choose(&mut self, game: &G) -> G::Action;
+}
+
+/// What a bot learns from one line the referee sent it.
+pub enum ClientEvent<G> {
+    /// More lines are needed.
+    Pending,
+    /// A turn request is complete: this is the position, and the bot must answer.
+    YourTurn(G),
+    /// The match is over for this bot; it must exit.
+    End,
+}
+
+/// The bot side of a game's protocol: rebuilds positions from the referee's messages, so that a
+/// robot can run as a separate process (`arbiter bot quoridor runner`).
+pub trait WireClient: Wire {
+    /// What a bot remembers between lines (the start message, a half-read turn).
+    type Client: Default + Send;
+    /// Feeds one line (without its line end) received from the referee.
+    fn client_feed(client: &mut Self::Client, line: &str) -> Result<ClientEvent<Self>, String>;
+}
