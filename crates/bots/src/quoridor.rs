@@ -1,0 +1,191 @@
+//! Quoridor robots: `random`, `runner` (races along a shortest path) and `blocker` (races, and
+//! walls off the opponent who is ahead).
+
+use arbiter_games::quoridor::{Action, Cell, Quoridor};
+use arbiter_games::{Game, PlayerId, Robot};
+
+use crate::{RandomRobot, Robots};
+
+impl Robots for Quoridor {
+    const ROBOTS: &'static [&'static str] = &["random", "runner", "blocker"];
+
+    fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomRobot::<Quoridor>::new(seed))),
+            "runner" => Some(Box::new(Runner::default())),
+            "blocker" => Some(Box::new(Blocker::default())),
+            _ => None,
+        }
+    }
+}
+
+/// Walks a shortest path to its goal and never places a wall unless it cannot move.
+#[derive(Default)]
+pub struct Runner {
+    moves: Vec<Cell>,
+    actions: Vec<Action>,
+}
+
+impl Runner {
+    /// The pawn move that leaves the player nearest its goal; ties go to the first move
+    /// generated, so the robot is deterministic.
+    fn best_step(&mut self, game: &Quoridor) -> Option<(Cell, u32)> {
+        let me = game.current();
+        game.pawn_moves(&mut self.moves);
+        self.moves
+            .iter()
+            .filter_map(|&cell| game.distance_from(me, cell).map(|d| (cell, d)))
+            .min_by_key(|&(_, d)| d)
+    }
+}
+
+impl Robot<Quoridor> for Runner {
+    fn choose(&mut self, game: &Quoridor) -> Action {
+        if let Some((cell, _)) = self.best_step(game) {
+            return Action::Move(cell);
+        }
+        // Boxed in by pawns: a wall is the only legal action left.
+        game.legal_actions(&mut self.actions);
+        self.actions[0]
+    }
+}
+
+/// Races like [`Runner`], but when the opponent nearest its goal is strictly closer to it than
+/// this robot is to its own, places the wall that lengthens that opponent's path most (if any
+/// wall lengthens it at all).
+#[derive(Default)]
+pub struct Blocker {
+    runner: Runner,
+    actions: Vec<Action>,
+}
+
+impl Blocker {
+    fn leading_opponent(game: &Quoridor, me: PlayerId) -> Option<(PlayerId, u32)> {
+        (0..game.num_players())
+            .filter(|&p| p != me)
+            .filter_map(|p| game.distance(p).map(|d| (p, d)))
+            .min_by_key(|&(_, d)| d)
+    }
+
+    /// The wall that adds most to the opponent's path, preferring walls that cost this robot
+    /// least; `None` when no wall slows the opponent down.
+    fn best_wall(&mut self, game: &Quoridor, me: PlayerId, opponent: PlayerId) -> Option<Action> {
+        let their_before = game.distance(opponent)?;
+        let mine_before = game.distance(me)?;
+        game.legal_actions(&mut self.actions);
+        let mut best: Option<(u32, i64, Action)> = None;
+        for &action in self.actions.iter().filter(|a| matches!(a, Action::Wall(_))) {
+            let mut after = game.clone();
+            after.apply_unchecked(action);
+            let gain = after.distance(opponent)?.saturating_sub(their_before);
+            let cost = i64::from(after.distance(me)?) - i64::from(mine_before);
+            if gain > 0 && best.is_none_or(|(g, c, _)| gain > g || (gain == g && cost < c)) {
+                best = Some((gain, cost, action));
+            }
+        }
+        best.map(|(_, _, action)| action)
+    }
+}
+
+impl Robot<Quoridor> for Blocker {
+    fn choose(&mut self, game: &Quoridor) -> Action {
+        let me = game.current();
+        if game.walls_left(me) > 0 {
+            if let (Some(mine), Some((opponent, theirs))) =
+                (game.distance(me), Self::leading_opponent(game, me))
+            {
+                if theirs < mine {
+                    if let Some(wall) = self.best_wall(game, me, opponent) {
+                        return wall;
+                    }
+                }
+            }
+        }
+        self.runner.choose(game)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_games::quoridor::Settings;
+
+    fn start() -> Quoridor {
+        Quoridor::new(Settings::standard(2, 9).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn runner_steps_straight_towards_its_goal() {
+        let game = start();
+        assert_eq!(
+            Runner::default().choose(&game),
+            Action::Move(Cell { x: 4, y: 1 })
+        );
+    }
+
+    #[test]
+    fn runner_reaches_its_goal_against_itself_within_the_tick_limit() {
+        let mut game = start();
+        let mut robots = [Runner::default(), Runner::default()];
+        while let Some(p) = game.to_move() {
+            let action = robots[p].choose(&game);
+            game.apply(action).expect("runner plays legal actions");
+        }
+        let outcome = game.outcome().unwrap();
+        assert_eq!(outcome.reason, "goal");
+        // Player 0 moves first and both paths are equally long, so player 0 arrives first.
+        assert_eq!(outcome.scores, vec![1.0, 0.0]);
+    }
+
+    #[test]
+    fn blocker_walls_an_opponent_that_is_ahead() {
+        let mut game = start();
+        // Player 0 runs three steps while player 1 wastes its turns far from home.
+        let plan = [
+            (0, Action::Move(Cell { x: 4, y: 1 })),
+            (1, Action::Move(Cell { x: 3, y: 8 })),
+            (0, Action::Move(Cell { x: 4, y: 2 })),
+            (1, Action::Move(Cell { x: 4, y: 8 })),
+            (0, Action::Move(Cell { x: 4, y: 3 })),
+        ];
+        for (p, action) in plan {
+            assert_eq!(game.to_move(), Some(p));
+            game.apply(action).unwrap();
+        }
+        let before = game.distance(0).unwrap();
+        let action = Blocker::default().choose(&game);
+        assert!(matches!(action, Action::Wall(_)), "got {action:?}");
+        game.apply(action).unwrap();
+        assert!(game.distance(0).unwrap() > before);
+    }
+
+    #[test]
+    fn blocker_runs_when_it_is_ahead() {
+        let game = start();
+        assert!(matches!(
+            Blocker::default().choose(&game),
+            Action::Move(_)
+        ));
+    }
+
+    #[test]
+    fn every_robot_plays_only_legal_actions_in_four_player_games() {
+        for name in Quoridor::ROBOTS {
+            for seed in 0..5 {
+                let mut game = Quoridor::new(Settings::standard(4, 9).unwrap()).unwrap();
+                let mut robots: Vec<_> = (0..4)
+                    .map(|p| Quoridor::robot(name, seed * 4 + p).unwrap())
+                    .collect();
+                while let Some(p) = game.to_move() {
+                    if game.is_stuck() {
+                        game.apply_stuck();
+                        continue;
+                    }
+                    let action = robots[p].choose(&game);
+                    game.apply(action)
+                        .unwrap_or_else(|e| panic!("{name} played {action:?}: {e}"));
+                }
+            }
+        }
+    }
+}
