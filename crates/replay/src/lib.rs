@@ -1,1 +1,521 @@
-//! Replay format (being written).
+//! The replay format of Arbiter: one match as JSON Lines, one JSON object per line.
+//!
+//! ```text
+//! {"type":"header","format":{"major":1,"minor":0},"game":"quoridor","settings":{…},"seed":7,"players":[…]}
+//! {"type":"tick","tick":0,"player":null,"action":{"kind":"start"},"state":{…},"bots":[…]}
+//! {"type":"tick","tick":1,"player":0,"action":{"kind":"move",…},"state":{…},"bots":[…]}
+//! …
+//! {"type":"result","ticks":17,"reason":"goal","scores":[…],"placement":[…],"bots":[…]}
+//! ```
+//!
+//! The format knows no game: settings, positions and actions are whatever JSON the game's wire
+//! codec produces. A file is written line by line and flushed after each one, so a viewer can
+//! follow a match while it is played; it may be gzip-compressed (`.gz`), and readers detect that
+//! from the content, not the name.
+//!
+//! Versioning: a reader refuses a file whose major version is newer than its own, and reads a
+//! newer minor version, ignoring fields and record types it does not know. A change that old
+//! readers can safely ignore bumps the minor version; anything else bumps the major one.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::Compression;
+use flate2::read::MultiGzDecoder;
+use flate2::write::GzEncoder;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version of the format this crate writes, and the newest major version it reads.
+pub const FORMAT: FormatVersion = FormatVersion { major: 1, minor: 0 };
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FormatVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl std::fmt::Display for FormatVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// One line of a replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Record {
+    Header(Header),
+    Tick(Tick),
+    Result(MatchResult),
+    /// A record type added by a newer minor version; readers skip it.
+    #[serde(other)]
+    Unknown,
+}
+
+/// The first line: what was played, by whom, and how to replay it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: FormatVersion,
+    /// The game's short name, as on the command line (`quoridor`).
+    pub game: String,
+    /// The game's settings, as its wire codec writes them.
+    pub settings: Value,
+    /// Seed of the match's random generator (faulty bots' moves): the same seed and the same
+    /// deterministic bots give the same match.
+    pub seed: u64,
+    /// One per seat, in player id order.
+    pub players: Vec<Player>,
+}
+
+impl Header {
+    /// A header in the current format version.
+    pub fn new(game: impl Into<String>, settings: Value, seed: u64, players: Vec<Player>) -> Self {
+        Header {
+            format: FORMAT,
+            game: game.into(),
+            settings,
+            seed,
+            players,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Player {
+    pub name: String,
+    pub kind: PlayerKind,
+    /// The command line of a process seat; `None` for the others.
+    pub command: Option<String>,
+}
+
+/// How a player is connected to the referee.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayerKind {
+    /// A program the referee started, speaking the protocol on stdin/stdout.
+    Process,
+    /// A robot running inside the referee.
+    Builtin,
+    /// A client connected over the network.
+    Tcp,
+}
+
+impl PlayerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlayerKind::Process => "process",
+            PlayerKind::Builtin => "builtin",
+            PlayerKind::Tcp => "tcp",
+        }
+    }
+}
+
+/// One turn (tick 0: the start of the match).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tick {
+    pub tick: u32,
+    /// The player who acted; `None` at tick 0.
+    pub player: Option<usize>,
+    /// `{"kind":"start"}`, `{"kind":"stuck"}`, or the game's JSON for the action played
+    /// (`{"kind":"move",…}`, `{"kind":"place",…}`), which is the fault action when the bot faulted.
+    pub action: Value,
+    /// The position after the action, as the game's wire codec writes it.
+    pub state: Value,
+    /// One per player, in player id order.
+    pub bots: Vec<BotTick>,
+}
+
+impl Tick {
+    pub fn start_action() -> Value {
+        serde_json::json!({"kind": "start"})
+    }
+    pub fn stuck_action() -> Value {
+        serde_json::json!({"kind": "stuck"})
+    }
+}
+
+/// What one bot saw and did during one tick.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BotTick {
+    /// Messages the referee sent to the bot.
+    pub received: Vec<Message>,
+    /// Lines the bot sent, including those discarded (late or extra lines).
+    pub sent: Vec<Message>,
+    /// The fault of this tick, in words for the bot's author.
+    pub error: Option<String>,
+    /// Remarks that are not faults, such as discarded extra lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// What the bot wrote to stderr during the tick, capped.
+    pub log: String,
+    /// Whether the bot is disconnected (crashed, exited, closed its output): it plays no more.
+    pub offline: bool,
+    /// Wall-clock time the bot took to answer, for the player on turn.
+    pub time_ms: Option<f64>,
+    /// Time bank left after the tick.
+    pub bank_ms: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Milliseconds since the match started.
+    pub at_ms: f64,
+    pub text: String,
+}
+
+/// The last line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    pub ticks: u32,
+    /// Why the match ended: `goal`, `tick_limit`, `last_player_left`, `forfeit`, …
+    pub reason: String,
+    /// Points per player, in player id order.
+    pub scores: Vec<f64>,
+    /// Place per player (1 is best; equal places are ties).
+    pub placement: Vec<u32>,
+    pub bots: Vec<BotSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BotSummary {
+    pub name: String,
+    /// Malformed or illegal answers, and going offline.
+    pub errors: u32,
+    pub timeouts: u32,
+    /// Whether the bot went offline during the match (exited, crashed, closed its output).
+    pub crashed: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("cannot open replay {path}: {source}")]
+    Open { path: PathBuf, source: io::Error },
+    #[error("cannot create replay {path}: {source}")]
+    Create { path: PathBuf, source: io::Error },
+    #[error("reading replay, line {line}: {source}")]
+    Read { line: usize, source: io::Error },
+    #[error("writing replay: {0}")]
+    Write(#[from] io::Error),
+    #[error("replay line {line}: {message}")]
+    Malformed { line: usize, message: String },
+    #[error("replay format {found} is newer than this arbiter reads ({}.x); upgrade arbiter", FORMAT.major)]
+    TooNew { found: FormatVersion },
+    #[error("the replay is empty")]
+    Empty,
+}
+
+/// Writes a replay, one record per line, flushing each line so a reader can follow along.
+pub struct ReplayWriter<W: Write = Box<dyn Write + Send>> {
+    sink: Sink<W>,
+    line: Vec<u8>,
+}
+
+enum Sink<W: Write> {
+    Plain(W),
+    Gzip(GzEncoder<W>),
+}
+
+impl ReplayWriter {
+    /// Creates the file; gzip-compressed if its name ends in `.gz`.
+    pub fn create(path: impl AsRef<Path>) -> Result<ReplayWriter, ReplayError> {
+        let path = path.as_ref();
+        let file = File::create(path).map_err(|source| ReplayError::Create {
+            path: path.to_owned(),
+            source,
+        })?;
+        let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
+        let gzip = path.extension().is_some_and(|ext| ext == "gz");
+        Ok(if gzip {
+            ReplayWriter::gzip(out)
+        } else {
+            ReplayWriter::new(out)
+        })
+    }
+}
+
+impl<W: Write> ReplayWriter<W> {
+    pub fn new(out: W) -> Self {
+        ReplayWriter {
+            sink: Sink::Plain(out),
+            line: Vec::with_capacity(4096),
+        }
+    }
+
+    pub fn gzip(out: W) -> Self {
+        ReplayWriter {
+            sink: Sink::Gzip(GzEncoder::new(out, Compression::default())),
+            line: Vec::with_capacity(4096),
+        }
+    }
+
+    pub fn write(&mut self, record: &Record) -> Result<(), ReplayError> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record).map_err(io::Error::from)?;
+        self.line.push(b'\n');
+        match &mut self.sink {
+            Sink::Plain(out) => {
+                out.write_all(&self.line)?;
+                out.flush()?;
+            }
+            Sink::Gzip(out) => {
+                out.write_all(&self.line)?;
+                // A sync flush, so that what was written so far can be decompressed by a viewer
+                // following the file, at a small cost in compression.
+                out.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the stream (for gzip, writes the trailer) and hands back the underlying writer.
+    pub fn finish(self) -> Result<W, ReplayError> {
+        Ok(match self.sink {
+            Sink::Plain(mut out) => {
+                out.flush()?;
+                out
+            }
+            Sink::Gzip(encoder) => {
+                let mut out = encoder.finish()?;
+                out.flush()?;
+                out
+            }
+        })
+    }
+}
+
+/// Reads a replay record by record. The header is read (and its version checked) on opening.
+pub struct ReplayReader<R: BufRead> {
+    input: R,
+    header: Header,
+    line: usize,
+    buf: String,
+}
+
+impl ReplayReader<Box<dyn BufRead + Send>> {
+    /// Opens a replay file, plain or gzip-compressed (told apart by content, not by name).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, ReplayError> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|source| ReplayError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+        ReplayReader::from_reader(file)
+    }
+
+    /// Reads a replay from any byte stream, plain or gzip-compressed.
+    pub fn from_reader(input: impl Read + Send + 'static) -> Result<Self, ReplayError> {
+        let mut input = BufReader::new(input);
+        let magic = input
+            .fill_buf()
+            .map_err(|source| ReplayError::Read { line: 1, source })?;
+        let input: Box<dyn BufRead + Send> = if magic.starts_with(&[0x1f, 0x8b]) {
+            Box::new(BufReader::new(MultiGzDecoder::new(input)))
+        } else {
+            Box::new(input)
+        };
+        ReplayReader::new(input)
+    }
+}
+
+impl<R: BufRead> ReplayReader<R> {
+    /// Reads from plain JSON Lines.
+    pub fn new(input: R) -> Result<Self, ReplayError> {
+        let mut reader = ReplayReader {
+            input,
+            header: Header::new("", Value::Null, 0, Vec::new()),
+            line: 0,
+            buf: String::new(),
+        };
+        if !reader.next_line()? {
+            return Err(ReplayError::Empty);
+        }
+        reader.header = parse_header(&reader.buf)?;
+        Ok(reader)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Reads the next record after the header; `None` at the end. Skips record types of a newer
+    /// minor version and blank lines.
+    pub fn next_record(&mut self) -> Result<Option<Record>, ReplayError> {
+        loop {
+            if !self.next_line()? {
+                return Ok(None);
+            }
+            if self.buf.trim().is_empty() {
+                continue;
+            }
+            let record: Record =
+                serde_json::from_str(&self.buf).map_err(|e| ReplayError::Malformed {
+                    line: self.line,
+                    message: e.to_string(),
+                })?;
+            match record {
+                Record::Unknown => continue,
+                Record::Header(_) => {
+                    return Err(ReplayError::Malformed {
+                        line: self.line,
+                        message: "a second header".into(),
+                    });
+                }
+                record => return Ok(Some(record)),
+            }
+        }
+    }
+
+    /// Reads the next line into `buf`; false at the end of input.
+    fn next_line(&mut self) -> Result<bool, ReplayError> {
+        self.buf.clear();
+        self.line += 1;
+        let line = self.line;
+        match self.input.read_line(&mut self.buf) {
+            Ok(0) => Ok(false),
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(ReplayError::Malformed {
+                line,
+                message: "not UTF-8 text".into(),
+            }),
+            Err(source) => Err(ReplayError::Read { line, source }),
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for ReplayReader<R> {
+    type Item = Result<Record, ReplayError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record().transpose()
+    }
+}
+
+/// Parses the first line, checking the version before the rest so that a file from a newer
+/// arbiter is refused with a message about versions, not about a field this one doesn't know.
+fn parse_header(line: &str) -> Result<Header, ReplayError> {
+    let malformed = |message: String| ReplayError::Malformed { line: 1, message };
+    let value: Value = serde_json::from_str(line).map_err(|e| malformed(e.to_string()))?;
+    if value.get("type").and_then(Value::as_str) != Some("header") {
+        return Err(malformed(
+            "a replay starts with a header record (\"type\":\"header\")".into(),
+        ));
+    }
+    let format = value
+        .get("format")
+        .ok_or_else(|| malformed("the header has no format version".into()))?;
+    let found: FormatVersion = serde_json::from_value(format.clone())
+        .map_err(|e| malformed(format!("format version: {e}")))?;
+    if found.major > FORMAT.major {
+        return Err(ReplayError::TooNew { found });
+    }
+    match serde_json::from_value(value) {
+        Ok(Record::Header(header)) => Ok(header),
+        Ok(_) => unreachable!("the type was checked"),
+        Err(e) => Err(malformed(e.to_string())),
+    }
+}
+
+/// A whole replay in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    pub header: Header,
+    pub ticks: Vec<Tick>,
+    /// `None` if the match was cut short (or is still being written).
+    pub result: Option<MatchResult>,
+}
+
+impl Replay {
+    pub fn from_reader<R: BufRead>(mut reader: ReplayReader<R>) -> Result<Replay, ReplayError> {
+        let mut replay = Replay {
+            header: reader.header().clone(),
+            ticks: Vec::new(),
+            result: None,
+        };
+        while let Some(record) = reader.next_record()? {
+            match record {
+                Record::Tick(tick) => replay.ticks.push(tick),
+                Record::Result(result) => replay.result = Some(result),
+                Record::Header(_) | Record::Unknown => {}
+            }
+        }
+        Ok(replay)
+    }
+
+    /// The records in file order.
+    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
+        std::iter::once(Record::Header(self.header.clone()))
+            .chain(self.ticks.iter().cloned().map(Record::Tick))
+            .chain(self.result.iter().cloned().map(Record::Result))
+    }
+
+    /// Writes the whole replay.
+    pub fn write_to<W: Write>(&self, writer: &mut ReplayWriter<W>) -> Result<(), ReplayError> {
+        for record in self.records() {
+            writer.write(&record)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a whole replay file, plain or gzip-compressed.
+pub fn read_replay(path: impl AsRef<Path>) -> Result<Replay, ReplayError> {
+    Replay::from_reader(ReplayReader::open(path)?)
+}
+
+/// Things holding wall-clock times, which differ between two runs of the same match.
+pub trait StripTiming {
+    /// Zeroes every `at_ms`, `time_ms` and `bank_ms`, so two runs can be compared.
+    fn strip_timing(&mut self);
+}
+
+/// Zeroes every wall-clock time in a replay or records, so that two runs of the same match
+/// compare equal.
+pub fn strip_timing<T: StripTiming + ?Sized>(value: &mut T) {
+    value.strip_timing();
+}
+
+impl StripTiming for BotTick {
+    fn strip_timing(&mut self) {
+        for message in self.received.iter_mut().chain(self.sent.iter_mut()) {
+            message.at_ms = 0.0;
+        }
+        self.time_ms = self.time_ms.map(|_| 0.0);
+        self.bank_ms = 0.0;
+    }
+}
+
+impl StripTiming for Tick {
+    fn strip_timing(&mut self) {
+        self.bots.iter_mut().for_each(StripTiming::strip_timing);
+    }
+}
+
+impl StripTiming for Record {
+    fn strip_timing(&mut self) {
+        if let Record::Tick(tick) = self {
+            tick.strip_timing();
+        }
+    }
+}
+
+impl StripTiming for [Record] {
+    fn strip_timing(&mut self) {
+        self.iter_mut().for_each(StripTiming::strip_timing);
+    }
+}
+
+impl StripTiming for Vec<Record> {
+    fn strip_timing(&mut self) {
+        self.as_mut_slice().strip_timing();
+    }
+}
+
+impl StripTiming for Replay {
+    fn strip_timing(&mut self) {
+        self.ticks.iter_mut().for_each(StripTiming::strip_timing);
+    }
+}
+
+#[cfg(test)]
+mod tests;
