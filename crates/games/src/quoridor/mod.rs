@@ -1,13 +1,27 @@
 //! Quoridor for 2 or 4 players on any odd board from 5×5 to 25×25, as `specs/quoridor.md` says.
 //!
-//! (Skeleton: the public surface the other crates build on. Bodies marked `todo!` are being
-//! implemented.)
+//! The position keeps walls as two bit sets of anchors (horizontal, vertical) and everything
+//! else in small fixed arrays, so a clone is one `memcpy` plus a reference count, and playing an
+//! action never allocates. Path questions are answered by flood fills on bit sets.
+//!
+//! Legal walls are found in bulk: overlap and crossing are a few shifts of the wall sets. The
+//! path rule is the costly part, and a new wall can only cut the board in two if it closes a loop
+//! of walls (with the border as one node): that needs two of its three points (ends and middle)
+//! to be connected already. A flood over wall points finds the candidates that could, and only
+//! those get a flood fill per pawn.
 
+mod bits;
 mod wire;
+
+pub use wire::QuoridorClient;
+
+use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::{Game, Illegal, Outcome, PlayerId};
+use bits::{Bits, Words, masks, with_words, words_for, words_get, words_set};
 
 pub const MIN_BOARD: u8 = 5;
 pub const MAX_BOARD: u8 = 25;
@@ -19,11 +33,33 @@ pub struct Cell {
     pub y: u8,
 }
 
+impl Cell {
+    pub const fn new(x: u8, y: u8) -> Cell {
+        Cell { x, y }
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {})", self.x, self.y)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Orientation {
     Horizontal,
     Vertical,
+}
+
+impl Orientation {
+    /// The protocol's `v`: 1 vertical, 0 horizontal.
+    pub fn as_v(self) -> u8 {
+        match self {
+            Orientation::Horizontal => 0,
+            Orientation::Vertical => 1,
+        }
+    }
 }
 
 /// A wall `(x, y, v)`: `(x, y)` is the cell nearest `(0, 0)` that the wall touches.
@@ -32,6 +68,29 @@ pub struct Wall {
     pub x: u8,
     pub y: u8,
     pub orientation: Orientation,
+}
+
+impl Wall {
+    pub const fn horizontal(x: u8, y: u8) -> Wall {
+        Wall {
+            x,
+            y,
+            orientation: Orientation::Horizontal,
+        }
+    }
+    pub const fn vertical(x: u8, y: u8) -> Wall {
+        Wall {
+            x,
+            y,
+            orientation: Orientation::Vertical,
+        }
+    }
+}
+
+impl fmt::Display for Wall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {}, {})", self.x, self.y, self.orientation.as_v())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,11 +138,78 @@ pub struct Settings {
 #[error("invalid Quoridor settings: {0}")]
 pub struct SettingsError(pub String);
 
+fn settings_error(text: impl Into<String>) -> SettingsError {
+    SettingsError(text.into())
+}
+
+fn check_shape(players: u8, board: u8) -> Result<(), SettingsError> {
+    if players != 2 && players != 4 {
+        return Err(settings_error(format!(
+            "players must be 2 or 4, got {players}"
+        )));
+    }
+    if !(MIN_BOARD..=MAX_BOARD).contains(&board) || board & 1 == 0 {
+        return Err(settings_error(format!(
+            "board must be an odd size from {MIN_BOARD} to {MAX_BOARD}, got {board}"
+        )));
+    }
+    Ok(())
+}
+
+/// The edge a player must reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Bottom,
+    Left,
+    Top,
+    Right,
+}
+
+fn goal_side(players: usize, player: PlayerId) -> Side {
+    const TWO: [Side; 2] = [Side::Bottom, Side::Top];
+    const FOUR: [Side; 4] = [Side::Bottom, Side::Left, Side::Top, Side::Right];
+    if players == 2 {
+        TWO[player]
+    } else {
+        FOUR[player]
+    }
+}
+
+fn side_contains(side: Side, m: u8, cell: Cell) -> bool {
+    match side {
+        Side::Bottom => cell.y == m - 1,
+        Side::Left => cell.x == 0,
+        Side::Top => cell.y == 0,
+        Side::Right => cell.x == m - 1,
+    }
+}
+
 impl Settings {
     /// The standard setup: pawns in the middle of their home edge, 20 walls split equally,
     /// 100 ticks with 2 players and 200 with 4, player 0 starts.
     pub fn standard(players: u8, board: u8) -> Result<Settings, SettingsError> {
-        todo!()
+        check_shape(players, board)?;
+        let (c, last) = (board / 2, board - 1);
+        let pawns = if players == 2 {
+            vec![Cell::new(c, 0), Cell::new(c, last)]
+        } else {
+            vec![
+                Cell::new(c, 0),
+                Cell::new(last, c),
+                Cell::new(c, last),
+                Cell::new(0, c),
+            ]
+        };
+        let settings = Settings {
+            players,
+            board,
+            walls: vec![20 / players; players as usize],
+            start_player: 0,
+            max_ticks: if players == 2 { 100 } else { 200 },
+            pawns,
+        };
+        settings.validate()?;
+        Ok(settings)
     }
 
     /// Gives every player `walls` walls.
@@ -93,69 +219,731 @@ impl Settings {
     }
 
     pub fn validate(&self) -> Result<(), SettingsError> {
-        todo!()
+        check_shape(self.players, self.board)?;
+        let n = self.players as usize;
+        if self.walls.len() != n {
+            return Err(settings_error(format!(
+                "walls gives {} numbers but there are {n} players",
+                self.walls.len()
+            )));
+        }
+        if self.pawns.len() != n {
+            return Err(settings_error(format!(
+                "pawns gives {} cells but there are {n} players",
+                self.pawns.len()
+            )));
+        }
+        if self.start_player as usize >= n {
+            return Err(settings_error(format!(
+                "start_player is {} but the players are 0..{n}",
+                self.start_player
+            )));
+        }
+        if self.max_ticks == 0 {
+            return Err(settings_error("max_ticks must be at least 1"));
+        }
+        for (p, &cell) in self.pawns.iter().enumerate() {
+            if cell.x >= self.board || cell.y >= self.board {
+                return Err(settings_error(format!(
+                    "pawn of player {p} at {cell} is off the {0}×{0} board",
+                    self.board
+                )));
+            }
+            if let Some(q) = self.pawns[..p].iter().position(|&other| other == cell) {
+                return Err(settings_error(format!(
+                    "pawns of players {q} and {p} are both on {cell}"
+                )));
+            }
+            if side_contains(goal_side(n, p), self.board, cell) {
+                return Err(settings_error(format!(
+                    "pawn of player {p} starts on its own goal at {cell}"
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
+const NO_PAWN: u16 = u16::MAX;
+
+/// A 25×25 board has 2·25·24 cell edges and a wall blocks two that no other wall blocks.
+const HISTORY_CAP: usize = 600;
+
+const HISTORY_VERTICAL: u16 = 1 << 10;
+
+/// Steps of the four directions: up, right, down, left.
+const DIRS: [(i32, i32); 4] = [(0, -1), (1, 0), (0, 1), (-1, 0)];
+
 /// One Quoridor position. Cloning is cheap (no heap data), so searches may copy-make.
-#[derive(Clone, Debug)]
+///
+/// The settings are shared behind an `Arc`: cloning bumps a reference count and copies the rest.
+#[derive(Clone)]
 pub struct Quoridor {
-    // todo
+    settings: Arc<Settings>,
+    /// Anchors of horizontal walls.
+    h: Words,
+    /// Anchors of vertical walls.
+    v: Words,
+    tick: u32,
+    max_ticks: u32,
+    /// Cell index per player, `NO_PAWN` once eliminated.
+    pawns: [u16; 4],
+    walls_left: [u8; 4],
+    /// 0 while on the board, `k` for the `k`-th player eliminated.
+    eliminated: [u8; 4],
+    m: u8,
+    n: u8,
+    words: u8,
+    current: u8,
+    alive: u8,
+    eliminated_count: u8,
+    end: Option<EndReason>,
+    history_len: u16,
+    /// Walls in placement order: anchor index, `HISTORY_VERTICAL`, placer in bits 11-12.
+    history: [u16; HISTORY_CAP],
+}
+
+impl fmt::Debug for Quoridor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pawns: Vec<Option<Cell>> = (0..self.n as usize).map(|p| self.pawn(p)).collect();
+        let walls: Vec<String> = self.walls().map(|(w, who)| format!("{w}@{who}")).collect();
+        f.debug_struct("Quoridor")
+            .field("board", &self.m)
+            .field("tick", &self.tick)
+            .field("current", &self.current)
+            .field("pawns", &pawns)
+            .field("walls_left", &&self.walls_left[..self.n as usize])
+            .field("walls", &walls)
+            .field("end", &self.end)
+            .finish()
+    }
+}
+
+/// Positions are equal when everything that decides the rest of the match is equal (the wall
+/// placement order included).
+impl PartialEq for Quoridor {
+    fn eq(&self, other: &Self) -> bool {
+        self.settings == other.settings
+            && self.tick == other.tick
+            && self.current == other.current
+            && self.pawns == other.pawns
+            && self.walls_left == other.walls_left
+            && self.eliminated == other.eliminated
+            && self.end == other.end
+            && self.history[..self.history_len as usize]
+                == other.history[..other.history_len as usize]
+    }
+}
+
+#[inline(always)]
+fn majority<const N: usize>(a: Bits<N>, b: Bits<N>, c: Bits<N>) -> Bits<N> {
+    (a & b) | (a & c) | (b & c)
+}
+
+/// The anchor of `i` when `magic = ceil(2^16 / m)`: exact for every index below 625.
+#[inline(always)]
+fn split_index(i: usize, m: usize, magic: usize) -> (u8, u8) {
+    let y = (i * magic) >> 16;
+    ((i - y * m) as u8, y as u8)
+}
+
+#[inline(always)]
+fn div_magic(m: usize) -> usize {
+    65536usize.div_ceil(m)
+}
+
+/// Cells a flood fill may enter from each side: `open_s` has the cells whose lower edge is open,
+/// `open_e` those whose right edge is open.
+#[derive(Clone, Copy)]
+struct Open<const N: usize> {
+    s: Bits<N>,
+    e: Bits<N>,
+    m: u32,
+}
+
+impl<const N: usize> Open<N> {
+    #[inline(always)]
+    fn expand(&self, r: Bits<N>) -> Bits<N> {
+        r | (r & self.e).shl(1)
+            | (r.shr(1) & self.e)
+            | (r & self.s).shl(self.m)
+            | (r.shr(self.m) & self.s)
+    }
+
+    #[inline(always)]
+    fn reaches(&self, start: usize, goal: Bits<N>) -> bool {
+        let mut r = Bits::single(start);
+        loop {
+            if r.intersects(goal) {
+                return true;
+            }
+            let next = self.expand(r);
+            if next == r {
+                return false;
+            }
+            r = next;
+        }
+    }
+
+    fn distance(&self, start: usize, goal: Bits<N>) -> Option<u32> {
+        let mut r = Bits::single(start);
+        let mut d = 0;
+        loop {
+            if r.intersects(goal) {
+                return Some(d);
+            }
+            let next = self.expand(r);
+            if next == r {
+                return None;
+            }
+            r = next;
+            d += 1;
+        }
+    }
 }
 
 impl Quoridor {
     pub fn new(settings: Settings) -> Result<Quoridor, SettingsError> {
-        todo!()
+        settings.validate()?;
+        let n = settings.players as usize;
+        let m = settings.board;
+        let mut pawns = [NO_PAWN; 4];
+        let mut walls_left = [0; 4];
+        for p in 0..n {
+            let cell = settings.pawns[p];
+            pawns[p] = cell.y as u16 * m as u16 + cell.x as u16;
+            walls_left[p] = settings.walls[p];
+        }
+        Ok(Quoridor {
+            h: [0; bits::WORDS],
+            v: [0; bits::WORDS],
+            tick: 0,
+            max_ticks: settings.max_ticks,
+            pawns,
+            walls_left,
+            eliminated: [0; 4],
+            m,
+            n: n as u8,
+            words: words_for(m) as u8,
+            current: settings.start_player,
+            alive: n as u8,
+            eliminated_count: 0,
+            end: None,
+            history_len: 0,
+            history: [0; HISTORY_CAP],
+            settings: Arc::new(settings),
+        })
     }
+
+    /// A position in the middle of a match: `pawns[p]` is `None` for an eliminated player,
+    /// `walls` are in placement order with their placer. Everything is checked: the walls must be
+    /// legal among themselves and leave every pawn on the board a path to its goal.
+    ///
+    /// Players given as eliminated are taken to have left in id order (the protocol does not say
+    /// when they left). The end is derived from the position: a pawn on its goal, fewer than two
+    /// pawns, or `tick >= max_ticks`.
+    pub fn from_position(
+        settings: Settings,
+        tick: u32,
+        current: PlayerId,
+        pawns: &[Option<Cell>],
+        walls_left: &[u8],
+        walls: &[(Wall, PlayerId)],
+    ) -> Result<Quoridor, SettingsError> {
+        let mut q = Quoridor::new(settings)?;
+        let n = q.n as usize;
+        let m = q.m;
+        if pawns.len() != n {
+            return Err(settings_error(format!(
+                "{} pawns given but there are {n} players",
+                pawns.len()
+            )));
+        }
+        if walls_left.len() != n {
+            return Err(settings_error(format!(
+                "{} walls-left counts given but there are {n} players",
+                walls_left.len()
+            )));
+        }
+        if current >= n {
+            return Err(settings_error(format!(
+                "current player {current} does not exist ({n} players)"
+            )));
+        }
+        q.alive = 0;
+        for (p, &pawn) in pawns.iter().enumerate() {
+            match pawn {
+                Some(cell) => {
+                    if cell.x >= m || cell.y >= m {
+                        return Err(settings_error(format!(
+                            "pawn of player {p} at {cell} is off the {m}×{m} board"
+                        )));
+                    }
+                    if let Some(other) = pawns[..p].iter().position(|&o| o == Some(cell)) {
+                        return Err(settings_error(format!(
+                            "pawns of players {other} and {p} are both on {cell}"
+                        )));
+                    }
+                    q.pawns[p] = q.index(cell);
+                    q.alive += 1;
+                }
+                None => {
+                    q.pawns[p] = NO_PAWN;
+                    q.eliminated_count += 1;
+                    q.eliminated[p] = q.eliminated_count;
+                }
+            }
+            q.walls_left[p] = walls_left[p];
+        }
+        if q.alive > 0 && pawns[current].is_none() {
+            return Err(settings_error(format!(
+                "current player {current} is not on the board"
+            )));
+        }
+        q.current = current as u8;
+        for (k, &(wall, who)) in walls.iter().enumerate() {
+            if who >= n {
+                return Err(settings_error(format!(
+                    "wall {wall} was placed by player {who}, who does not exist"
+                )));
+            }
+            let anchor = q
+                .wall_fits(wall)
+                .map_err(|e| settings_error(format!("wall #{} {wall}: {e}", k + 1)))?;
+            q.put_wall(anchor, wall.orientation, who);
+        }
+        if let Some(p) = with_words!(q.words, first_cut_off(&q, None)) {
+            return Err(settings_error(format!(
+                "the walls leave player {p} no path to its goal"
+            )));
+        }
+        q.tick = tick;
+        q.end = if (0..n).any(|p| q.on_goal(p)) {
+            Some(EndReason::Goal)
+        } else if q.alive < 2 {
+            Some(EndReason::LastPlayerLeft)
+        } else if tick >= q.max_ticks {
+            Some(EndReason::TickLimit)
+        } else {
+            None
+        };
+        Ok(q)
+    }
+
     pub fn settings(&self) -> &Settings {
-        todo!()
+        &self.settings
     }
     pub fn board_size(&self) -> u8 {
-        todo!()
+        self.m
     }
     /// The player whose turn it is; still defined after the end.
     pub fn current(&self) -> PlayerId {
-        todo!()
+        self.current as usize
     }
     /// `None` once the player is eliminated.
     pub fn pawn(&self, player: PlayerId) -> Option<Cell> {
-        todo!()
+        let i = self.pawns[player];
+        (i != NO_PAWN).then(|| self.cell(i as usize))
     }
     pub fn walls_left(&self, player: PlayerId) -> u8 {
-        todo!()
+        self.walls_left[player]
     }
     /// Walls on the board in the order they were placed, with who placed them.
     pub fn walls(&self) -> impl Iterator<Item = (Wall, PlayerId)> + '_ {
-        todo!();
-        #[allow(unreachable_code)]
-        std::iter::empty()
+        self.history[..self.history_len as usize].iter().map(|&e| {
+            let c = self.cell((e & 0x3ff) as usize);
+            let orientation = if e & HISTORY_VERTICAL != 0 {
+                Orientation::Vertical
+            } else {
+                Orientation::Horizontal
+            };
+            (
+                Wall {
+                    x: c.x,
+                    y: c.y,
+                    orientation,
+                },
+                (e >> 11) as usize & 3,
+            )
+        })
+    }
+    /// Number of walls on the board.
+    pub fn wall_count(&self) -> usize {
+        self.history_len as usize
     }
     pub fn is_eliminated(&self, player: PlayerId) -> bool {
-        todo!()
+        self.pawns[player] == NO_PAWN
     }
     /// Shortest-path distance from the player's pawn to its goal, ignoring pawns;
     /// `None` once eliminated.
     pub fn distance(&self, player: PlayerId) -> Option<u32> {
-        todo!()
+        self.distance_from(player, self.pawn(player)?)
     }
     /// Shortest-path distance from `cell` to `player`'s goal, ignoring pawns.
     pub fn distance_from(&self, player: PlayerId, cell: Cell) -> Option<u32> {
-        todo!()
+        if cell.x >= self.m || cell.y >= self.m || player >= self.n as usize {
+            return None;
+        }
+        let start = self.index(cell) as usize;
+        with_words!(self.words, distance_impl(self, player, start))
     }
     /// Whether `cell` is on `player`'s goal edge.
     pub fn is_goal(&self, player: PlayerId, cell: Cell) -> bool {
-        todo!()
+        side_contains(goal_side(self.n as usize, player), self.m, cell)
     }
     /// The legal pawn moves of the player on turn.
     pub fn pawn_moves(&self, out: &mut Vec<Cell>) {
-        todo!()
+        out.clear();
+        self.for_each_pawn_move(|c| out.push(c));
     }
     /// Whether the player on turn may place `wall`, and if not, why.
     pub fn check_wall(&self, wall: Wall) -> Result<(), Illegal> {
-        todo!()
+        let me = self.current as usize;
+        if self.pawns[me] == NO_PAWN {
+            return Err(Illegal::new(format!("player {me} is not on the board")));
+        }
+        if self.walls_left[me] == 0 {
+            return Err(Illegal::new("no walls left"));
+        }
+        let anchor = self.wall_fits(wall)?;
+        if let Some(p) = with_words!(
+            self.words,
+            first_cut_off(self, Some((anchor, wall.orientation)))
+        ) {
+            return Err(Illegal::new(format!(
+                "wall {wall} blocks every path to the goal of player {p}"
+            )));
+        }
+        Ok(())
     }
     pub fn end_reason(&self) -> Option<EndReason> {
-        todo!()
+        self.end
+    }
+    /// Number of legal actions of the player on turn; the same as `legal_actions().len()`,
+    /// without building the list.
+    pub fn count_legal_actions(&self) -> usize {
+        let mut moves = 0;
+        self.for_each_pawn_move(|_| moves += 1);
+        moves + with_words!(self.words, count_walls(self))
+    }
+
+    fn index(&self, cell: Cell) -> u16 {
+        cell.y as u16 * self.m as u16 + cell.x as u16
+    }
+
+    fn cell(&self, i: usize) -> Cell {
+        let m = self.m as usize;
+        Cell::new((i % m) as u8, (i / m) as u8)
+    }
+
+    fn on_goal(&self, player: PlayerId) -> bool {
+        self.pawn(player).is_some_and(|c| self.is_goal(player, c))
+    }
+
+    fn hwall(&self, x: i32, y: i32) -> bool {
+        words_get(&self.h, (y * self.m as i32 + x) as usize)
+    }
+
+    fn vwall(&self, x: i32, y: i32) -> bool {
+        words_get(&self.v, (y * self.m as i32 + x) as usize)
+    }
+
+    /// Whether a pawn on `(x, y)` may cross the edge towards `DIRS[d]` (board edge and walls).
+    #[inline]
+    fn open(&self, x: i32, y: i32, d: usize) -> bool {
+        let last = self.m as i32 - 1;
+        match d {
+            0 => y > 0 && !self.hwall(x, y - 1) && !(x > 0 && self.hwall(x - 1, y - 1)),
+            1 => x < last && !self.vwall(x, y) && !(y > 0 && self.vwall(x, y - 1)),
+            2 => y < last && !self.hwall(x, y) && !(x > 0 && self.hwall(x - 1, y)),
+            _ => x > 0 && !self.vwall(x - 1, y) && !(y > 0 && self.vwall(x - 1, y - 1)),
+        }
+    }
+
+    #[inline]
+    fn occupied(&self, x: i32, y: i32) -> bool {
+        let i = (y * self.m as i32 + x) as u16;
+        self.pawns[..self.n as usize].contains(&i)
+    }
+
+    #[inline]
+    fn for_each_pawn_move(&self, mut emit: impl FnMut(Cell)) {
+        let me = self.pawns[self.current as usize];
+        if me == NO_PAWN {
+            return;
+        }
+        let m = self.m as i32;
+        let (px, py) = (me as i32 % m, me as i32 / m);
+        let at = |x: i32, y: i32| Cell::new(x as u8, y as u8);
+        // Two side-steps from different neighbours can land on the same diagonal cell.
+        let mut diagonals = [(0, 0); 4];
+        let mut n_diagonals = 0;
+        for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+            if !self.open(px, py, d) {
+                continue;
+            }
+            let (nx, ny) = (px + dx, py + dy);
+            if !self.occupied(nx, ny) {
+                emit(at(nx, ny));
+                continue;
+            }
+            if self.open(nx, ny, d) {
+                if !self.occupied(nx + dx, ny + dy) {
+                    emit(at(nx + dx, ny + dy));
+                }
+                continue;
+            }
+            for side in [(d + 1) % 4, (d + 3) % 4] {
+                let (sx, sy) = (nx + DIRS[side].0, ny + DIRS[side].1);
+                if self.open(nx, ny, side)
+                    && !self.occupied(sx, sy)
+                    && !diagonals[..n_diagonals].contains(&(sx, sy))
+                {
+                    diagonals[n_diagonals] = (sx, sy);
+                    n_diagonals += 1;
+                    emit(at(sx, sy));
+                }
+            }
+        }
+    }
+
+    /// Range, overlap and crossing; returns the anchor index.
+    fn wall_fits(&self, wall: Wall) -> Result<usize, Illegal> {
+        let m = self.m as usize;
+        let (x, y) = (wall.x as usize, wall.y as usize);
+        if x + 1 >= m || y + 1 >= m {
+            return Err(Illegal::new(format!(
+                "wall {wall} is outside the board (x and y of a wall go from 0 to {})",
+                m - 2
+            )));
+        }
+        let a = y * m + x;
+        let (same, other, step) = match wall.orientation {
+            Orientation::Horizontal => (&self.h, &self.v, 1),
+            Orientation::Vertical => (&self.v, &self.h, m),
+        };
+        let before = a >= step && words_get(same, a - step);
+        if before || words_get(same, a) || words_get(same, a + step) {
+            return Err(Illegal::new(format!(
+                "wall {wall} overlaps an existing wall"
+            )));
+        }
+        if words_get(other, a) {
+            return Err(Illegal::new(format!(
+                "wall {wall} crosses an existing wall"
+            )));
+        }
+        Ok(a)
+    }
+
+    fn put_wall(&mut self, anchor: usize, orientation: Orientation, who: PlayerId) {
+        let mut entry = anchor as u16 | (who as u16) << 11;
+        match orientation {
+            Orientation::Horizontal => words_set(&mut self.h, anchor),
+            Orientation::Vertical => {
+                words_set(&mut self.v, anchor);
+                entry |= HISTORY_VERTICAL;
+            }
+        }
+        if (self.history_len as usize) < HISTORY_CAP {
+            self.history[self.history_len as usize] = entry;
+            self.history_len += 1;
+        }
+    }
+
+    /// Ends the turn of the player on turn: counts the tick, decides the end, passes the turn.
+    fn finish_turn(&mut self, reached_goal: bool) {
+        self.tick = self.tick.saturating_add(1);
+        if self.end.is_none() {
+            self.end = if reached_goal {
+                Some(EndReason::Goal)
+            } else if self.alive < 2 {
+                Some(EndReason::LastPlayerLeft)
+            } else if self.tick >= self.max_ticks {
+                Some(EndReason::TickLimit)
+            } else {
+                None
+            };
+        }
+        let n = self.n;
+        for k in 1..=n {
+            let p = (self.current + k) % n;
+            if self.pawns[p as usize] != NO_PAWN {
+                self.current = p;
+                break;
+            }
+        }
+    }
+
+    fn goal_words(&self, player: PlayerId) -> &'static Words {
+        let mk = masks(self.m);
+        match goal_side(self.n as usize, player) {
+            Side::Bottom => &mk.row_last,
+            Side::Left => &mk.col_first,
+            Side::Top => &mk.row_first,
+            Side::Right => &mk.col_last,
+        }
+    }
+
+    fn open_sets<const N: usize>(&self) -> Open<N> {
+        let m = self.m as u32;
+        let mk = masks(self.m);
+        let h = Bits::<N>::load(&self.h);
+        let v = Bits::<N>::load(&self.v);
+        Open {
+            s: !(h | h.shl(1) | Bits::load(&mk.row_last)),
+            e: !(v | v.shl(m) | Bits::load(&mk.col_last)),
+            m,
+        }
+    }
+}
+
+fn distance_impl<const N: usize>(q: &Quoridor, player: PlayerId, start: usize) -> Option<u32> {
+    q.open_sets::<N>()
+        .distance(start, Bits::load(q.goal_words(player)))
+}
+
+/// The first player on the board with no path to its goal, with `extra` placed.
+fn first_cut_off<const N: usize>(
+    q: &Quoridor,
+    extra: Option<(usize, Orientation)>,
+) -> Option<PlayerId> {
+    let mut open = q.open_sets::<N>();
+    let m = q.m as usize;
+    match extra {
+        Some((a, Orientation::Horizontal)) => {
+            open.s = open.s.andn(Bits::single(a) | Bits::single(a + 1));
+        }
+        Some((a, Orientation::Vertical)) => {
+            open.e = open.e.andn(Bits::single(a) | Bits::single(a + m));
+        }
+        None => {}
+    }
+    (0..q.n as usize).find(|&p| {
+        let pawn = q.pawns[p];
+        pawn != NO_PAWN && !open.reaches(pawn as usize, Bits::load(q.goal_words(p)))
+    })
+}
+
+/// The anchors of the legal horizontal and vertical walls of the player on turn.
+#[inline(always)]
+fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
+    let me = q.current as usize;
+    if q.walls_left[me] == 0 || q.pawns[me] == NO_PAWN {
+        return (Bits::ZERO, Bits::ZERO);
+    }
+    let m = q.m as u32;
+    let mk = masks(q.m);
+    let h = Bits::<N>::load(&q.h);
+    let v = Bits::<N>::load(&q.v);
+    let anchors = Bits::<N>::load(&mk.anchors);
+    let mut hfree = anchors.andn(h | h.shl(1) | h.shr(1) | v);
+    let mut vfree = anchors.andn(v | v.shl(m) | v.shr(m) | h);
+    // On an empty board of side 5 or more, no wall of length 2 touches two border points.
+    if h.is_zero() && v.is_zero() {
+        return (hfree, vfree);
+    }
+
+    // Wall points share the anchor index space: point `(px, py)` with `1 <= px, py <= M-1` has
+    // the index of anchor `(px-1, py-1)`. Border points land on the last column and row (and
+    // off the set for the top and left edges, which the `first` masks stand in for).
+    let col_first = Bits::<N>::load(&mk.col_first);
+    let row_first = Bits::<N>::load(&mk.row_first);
+    let border = Bits::<N>::load(&mk.col_last) | Bits::load(&mk.row_last);
+    let points = h | h.shl(1) | h.shr(1) | v | v.shl(m) | v.shr(m);
+    let seg_e = h | h.shr(1);
+    let seg_s = v | v.shr(m);
+    let mut linked = border | (h & col_first) | (v & row_first);
+    loop {
+        let next = linked
+            | (linked & seg_e).shl(1)
+            | (linked.shr(1) & seg_e)
+            | (linked & seg_s).shl(m)
+            | (linked.shr(m) & seg_s);
+        if next == linked {
+            break;
+        }
+        linked = next;
+    }
+    // Points on walls not linked to the border: two of them may or may not be linked to each
+    // other, so treat them as linked (the flood fill below decides).
+    let floating = points.andn(linked);
+    let hflag = hfree
+        & (majority(linked.shl(1) | col_first, linked, linked.shr(1))
+            | majority(floating.shl(1), floating, floating.shr(1)));
+    let vflag = vfree
+        & (majority(linked.shl(m) | row_first, linked, linked.shr(m))
+            | majority(floating.shl(m), floating, floating.shr(m)));
+    if hflag.is_zero() && vflag.is_zero() {
+        return (hfree, vfree);
+    }
+    let open = q.open_sets::<N>();
+    let goals: [(usize, Bits<N>); 4] = std::array::from_fn(|p| {
+        if p < q.n as usize {
+            (q.pawns[p] as usize, Bits::load(q.goal_words(p)))
+        } else {
+            (NO_PAWN as usize, Bits::ZERO)
+        }
+    });
+    let all_reach = |open: &Open<N>| {
+        goals
+            .iter()
+            .all(|&(pawn, goal)| pawn == NO_PAWN as usize || open.reaches(pawn, goal))
+    };
+    hflag.for_each(|a| {
+        let mut o = open;
+        o.s = o.s.andn(Bits::single(a) | Bits::single(a + 1));
+        if !all_reach(&o) {
+            hfree = hfree.andn(Bits::single(a));
+        }
+    });
+    vflag.for_each(|a| {
+        let mut o = open;
+        o.e = o.e.andn(Bits::single(a) | Bits::single(a + m as usize));
+        if !all_reach(&o) {
+            vfree = vfree.andn(Bits::single(a));
+        }
+    });
+    (hfree, vfree)
+}
+
+fn count_walls<const N: usize>(q: &Quoridor) -> usize {
+    let (h, v) = legal_wall_sets::<N>(q);
+    (h.count() + v.count()) as usize
+}
+
+fn any_wall<const N: usize>(q: &Quoridor) -> bool {
+    let (h, v) = legal_wall_sets::<N>(q);
+    !(h.is_zero() && v.is_zero())
+}
+
+fn push_walls<const N: usize>(q: &Quoridor, out: &mut Vec<Action>) {
+    let (h, v) = legal_wall_sets::<N>(q);
+    out.reserve((h.count() + v.count()) as usize);
+    let m = q.m as usize;
+    let magic = div_magic(m);
+    h.for_each(|a| {
+        let (x, y) = split_index(a, m, magic);
+        out.push(Action::Wall(Wall::horizontal(x, y)));
+    });
+    v.for_each(|a| {
+        let (x, y) = split_index(a, m, magic);
+        out.push(Action::Wall(Wall::vertical(x, y)));
+    });
+}
+
+/// The `k`-th legal wall in `legal_actions` order.
+fn nth_wall<const N: usize>(q: &Quoridor, k: u32) -> Option<Wall> {
+    let (h, v) = legal_wall_sets::<N>(q);
+    let m = q.m as usize;
+    let magic = div_magic(m);
+    let hc = h.count();
+    if k < hc {
+        let (x, y) = split_index(h.nth(k)?, m, magic);
+        Some(Wall::horizontal(x, y))
+    } else {
+        let (x, y) = split_index(v.nth(k - hc)?, m, magic);
+        Some(Wall::vertical(x, y))
     }
 }
 
@@ -164,27 +952,152 @@ impl Game for Quoridor {
     const NAME: &'static str = "quoridor";
 
     fn num_players(&self) -> usize {
-        todo!()
+        self.n as usize
     }
     fn to_move(&self) -> Option<PlayerId> {
-        todo!()
+        match self.end {
+            Some(_) => None,
+            None => Some(self.current as usize),
+        }
     }
     fn tick(&self) -> u32 {
-        todo!()
+        self.tick
     }
+    /// Pawn moves (up, right, down, left, with jumps and side-steps in place of the step), then
+    /// horizontal walls, then vertical walls, each by row then column.
     fn legal_actions(&self, out: &mut Vec<Action>) {
-        todo!()
+        out.clear();
+        self.for_each_pawn_move(|c| out.push(Action::Move(c)));
+        with_words!(self.words, push_walls(self, out));
     }
     fn check(&self, action: Action) -> Result<(), Illegal> {
-        todo!()
+        match action {
+            Action::Wall(wall) => self.check_wall(wall),
+            Action::Move(to) => {
+                let me = self.current as usize;
+                let Some(from) = self.pawn(me) else {
+                    return Err(Illegal::new(format!("player {me} is not on the board")));
+                };
+                if to.x >= self.m || to.y >= self.m {
+                    return Err(Illegal::new(format!(
+                        "{to} is outside the board, so not a legal pawn move from {from}"
+                    )));
+                }
+                let mut legal = false;
+                self.for_each_pawn_move(|c| legal |= c == to);
+                if legal {
+                    Ok(())
+                } else {
+                    Err(Illegal::new(format!(
+                        "{to} is not a legal pawn move from {from}"
+                    )))
+                }
+            }
+        }
     }
     fn apply_unchecked(&mut self, action: Action) {
-        todo!()
+        let me = self.current as usize;
+        match action {
+            Action::Move(cell) => {
+                self.pawns[me] = self.index(cell);
+                let goal = self.is_goal(me, cell);
+                self.finish_turn(goal);
+            }
+            Action::Wall(wall) => {
+                let anchor = wall.y as usize * self.m as usize + wall.x as usize;
+                self.put_wall(anchor, wall.orientation, me);
+                self.walls_left[me] = self.walls_left[me].saturating_sub(1);
+                self.finish_turn(false);
+            }
+        }
+    }
+    fn is_stuck(&self) -> bool {
+        let mut moves = false;
+        self.for_each_pawn_move(|_| moves = true);
+        !moves && !with_words!(self.words, any_wall(self))
     }
     fn apply_stuck(&mut self) {
-        todo!()
+        let me = self.current as usize;
+        if self.pawns[me] != NO_PAWN {
+            self.pawns[me] = NO_PAWN;
+            self.alive -= 1;
+            self.eliminated_count += 1;
+            self.eliminated[me] = self.eliminated_count;
+        }
+        self.finish_turn(false);
     }
     fn outcome(&self) -> Option<Outcome> {
-        todo!()
+        let reason = self.end?;
+        let n = self.n as usize;
+        let dist: Vec<Option<u32>> = (0..n).map(|p| self.distance(p)).collect();
+        let best = dist.iter().flatten().min().copied();
+        let winners = dist.iter().filter(|&&d| d.is_some() && d == best).count();
+        let scores: Vec<f64> = dist
+            .iter()
+            .map(|&d| {
+                if d.is_some() && d == best {
+                    1.0 / winners as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        // A pawn on the board always has a path; the `u32::MAX` only guards a broken invariant.
+        let key = |p: usize| match self.pawns[p] {
+            NO_PAWN => (1u8, 0.0, u32::from(u8::MAX - self.eliminated[p])),
+            _ => (0u8, -scores[p], dist[p].unwrap_or(u32::MAX)),
+        };
+        let placement = (0..n)
+            .map(|p| 1 + (0..n).filter(|&q| key(q) < key(p)).count() as u32)
+            .collect();
+        Some(Outcome {
+            scores,
+            placement,
+            reason: reason.as_str(),
+        })
+    }
+}
+
+impl Quoridor {
+    /// A uniformly random legal pawn move; a uniformly random legal wall if there is none.
+    fn random_fallback(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
+        use rand::Rng;
+        let mut moves = [Cell::new(0, 0); 8];
+        let mut count = 0;
+        self.for_each_pawn_move(|c| {
+            moves[count] = c;
+            count += 1;
+        });
+        if count > 0 {
+            return Some(Action::Move(moves[rng.random_range(0..count)]));
+        }
+        let walls = with_words!(self.words, count_walls(self));
+        if walls == 0 {
+            return None;
+        }
+        let k = rng.random_range(0..walls) as u32;
+        with_words!(self.words, nth_wall(self, k)).map(Action::Wall)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_split_is_exact_on_every_board() {
+        for m in (5..=25usize).step_by(2) {
+            let magic = div_magic(m);
+            for i in 0..m * m {
+                assert_eq!(split_index(i, m, magic), ((i % m) as u8, (i / m) as u8));
+            }
+        }
+    }
+
+    #[test]
+    fn clone_holds_no_heap_data_but_the_shared_settings() {
+        let q = Quoridor::new(Settings::standard(2, 9).unwrap()).unwrap();
+        let c = q.clone();
+        assert!(Arc::ptr_eq(&q.settings, &c.settings));
     }
 }
