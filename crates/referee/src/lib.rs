@@ -1,1 +1,52 @@
-//! Referee (being written).
+//! The referee: runs one match between seats (bot programs, robots in process, later network
+//! clients), keeping time banks, handling faults as the game's rules say, and recording a replay.
+//!
+//! - [`Seat`] is one player's connection: [`ProcessSeat`] runs a bot program, [`BuiltinSeat`] a
+//!   robot in process. [`SeatSpec`] turns a command-line argument into either.
+//! - [`run_match`] plays one match and returns a [`MatchReport`].
+//!
+//! A bot's faults (bad answers, timeouts, crashes) are data recorded in the replay and the
+//! report, never errors: [`RefereeError`] is for the referee's own failures.
+
+mod builtin;
+mod process;
+mod runner;
+mod seat;
+mod spec;
+
+use std::io;
+use std::path::PathBuf;
+
+pub use builtin::BuiltinSeat;
+pub use process::{ProcessSeat, split_command};
+pub use runner::{BotReport, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match};
+pub use seat::{
+    DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply, Seat,
+    SeatKind,
+};
+pub use spec::{INFO_TXT, SeatSpec};
+
+/// Why a seat could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SeatError {
+    #[error("empty bot command")]
+    EmptyCommand,
+    #[error("cannot split the command line `{line}`: unbalanced quotes or a trailing backslash")]
+    BadQuoting { line: String },
+    #[error("`builtin:` needs a robot name, as in `builtin:NAME`")]
+    EmptyRobotName,
+    #[error("unknown robot `{name}`")]
+    UnknownRobot { name: String },
+    #[error("`builtin:{name}` is a robot, not a program to start")]
+    NotAProcess { name: String },
+    #[error("cannot read {path}: {source}")]
+    InfoTxt { path: PathBuf, source: io::Error },
+    #[error("{path}: expected three lines (alias, full name, command), found {found}")]
+    ShortInfoTxt { path: PathBuf, found: usize },
+    #[error("{path}: the {what} line is empty")]
+    EmptyInfoLine { path: PathBuf, what: &'static str },
+    #[error("cannot start `{program}`: program not found")]
+    NotFound { program: String },
+    #[error("cannot start `{program}`: {source}")]
+    CannotStart { program: String, source: io::Error },
+}

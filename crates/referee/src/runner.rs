@@ -1,0 +1,529 @@
+//! One match: the turn loop, time banks, faults, and the replay.
+
+use std::time::{Duration, Instant};
+
+use arbiter_games::{FaultPolicy, Outcome, PlayerId, Wire};
+use arbiter_replay::{
+    BotSummary, BotTick, Header, MatchResult, Message, Player, Record, ReplayError, ReplayWriter,
+    Tick,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::seat::{DiscardReason, Discarded, Down, ExitInfo, MAX_LINE, Reply, Seat};
+
+/// The error text of a turn whose answer did not come in time.
+pub const TIMEOUT_ERROR: &str = "response time limit exceeded";
+/// Longest text of one message kept in a replay; a bot sending more gets it shortened there.
+const REPLAY_TEXT_CAP: usize = 2000;
+/// Lines a bot sent that were discarded, kept in the replay per tick.
+const REPLAY_DISCARDED_CAP: usize = 20;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MatchConfig {
+    /// Seed of the match's random generator (actions played for faulty bots).
+    pub seed: u64,
+    /// Each bot's time bank at the start.
+    pub time_bank: Duration,
+    /// Added to the bot's bank before each of its turns.
+    pub time_per_turn: Duration,
+    /// How long a bot may take to exit at the end before its process group is killed.
+    pub grace: Duration,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            seed: 0,
+            time_bank: Duration::from_millis(1000),
+            time_per_turn: Duration::from_millis(30),
+            grace: Duration::from_millis(200),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchReport {
+    pub outcome: Outcome,
+    /// Turns played (the tick of the last position).
+    pub ticks: u32,
+    pub seed: u64,
+    /// One per player, in player id order.
+    pub bots: Vec<BotReport>,
+    /// The player who lost by a fault, under [`FaultPolicy::Forfeit`]: it is placed last.
+    pub forfeit: Option<PlayerId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BotReport {
+    pub name: String,
+    /// Malformed and illegal answers.
+    pub errors: u32,
+    pub timeouts: u32,
+    /// Whether the bot went offline (exited, crashed, closed its output, could not be written).
+    pub crashed: bool,
+    /// Wall-clock time the bot spent on its answers.
+    pub time_ms: f64,
+    /// How the seat ended.
+    pub exit: ExitInfo,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RefereeError {
+    #[error("the game has {players} players but {seats} seats were given")]
+    SeatCount { players: usize, seats: usize },
+    #[error("the game ended without an outcome (a bug in the game)")]
+    NoOutcome,
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}
+
+/// Plays one match between `seats` (one per player, in player id order) from the position
+/// `game`, and records it to `replay` if given.
+///
+/// Bot faults never fail the match: they are recorded and handled as the game's
+/// [`FaultPolicy`] says. Every seat is closed when this returns, whatever happened.
+pub fn run_match<G: Wire>(
+    game: G,
+    seats: Vec<Box<dyn Seat<G>>>,
+    config: &MatchConfig,
+    replay: Option<&mut ReplayWriter>,
+) -> Result<MatchReport, RefereeError> {
+    let players = game.num_players();
+    if seats.len() != players {
+        return Err(RefereeError::SeatCount {
+            players,
+            seats: seats.len(),
+        });
+    }
+    let mut referee = Referee::new(game, seats, config, replay);
+    let result = referee.run();
+    // On the error path too: no bot outlives its match.
+    referee.close_all(Instant::now());
+    result
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Status {
+    Playing,
+    /// Gone for good after a fault: its turns are played for it.
+    Offline,
+    /// Out of the match (eliminated): no more messages, no more turns.
+    Out,
+}
+
+struct SeatState<G> {
+    seat: Box<dyn Seat<G>>,
+    status: Status,
+    bank: Duration,
+    report: BotReport,
+    /// What goes into this seat's part of the tick being played (filled only when recording).
+    tick: BotTick,
+    closed: bool,
+}
+
+struct Referee<'a, G: Wire> {
+    game: G,
+    seats: Vec<SeatState<G>>,
+    config: &'a MatchConfig,
+    rng: ChaCha8Rng,
+    start: Instant,
+    replay: Option<&'a mut ReplayWriter>,
+    forfeit: Option<PlayerId>,
+    message: String,
+    discarded: Vec<Discarded>,
+    actions: Vec<G::Action>,
+}
+
+impl<'a, G: Wire> Referee<'a, G> {
+    fn new(
+        game: G,
+        seats: Vec<Box<dyn Seat<G>>>,
+        config: &'a MatchConfig,
+        replay: Option<&'a mut ReplayWriter>,
+    ) -> Self {
+        let seats = seats
+            .into_iter()
+            .map(|seat| SeatState {
+                report: BotReport {
+                    name: seat.name().to_owned(),
+                    errors: 0,
+                    timeouts: 0,
+                    crashed: false,
+                    time_ms: 0.0,
+                    exit: ExitInfo::default(),
+                },
+                seat,
+                status: Status::Playing,
+                bank: config.time_bank,
+                tick: BotTick::default(),
+                closed: false,
+            })
+            .collect();
+        Referee {
+            game,
+            seats,
+            config,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            start: Instant::now(),
+            replay,
+            forfeit: None,
+            message: String::with_capacity(1024),
+            discarded: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+
+    fn recording(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    fn ms(&self, at: Instant) -> f64 {
+        millis(at.saturating_duration_since(self.start))
+    }
+
+    fn run(&mut self) -> Result<MatchReport, RefereeError> {
+        if self.recording() {
+            let players = self
+                .seats
+                .iter()
+                .map(|s| Player {
+                    name: s.seat.name().to_owned(),
+                    kind: s.seat.kind(),
+                    command: s.seat.command().map(str::to_owned),
+                })
+                .collect();
+            let header = Header::new(
+                G::NAME,
+                self.game.settings_json(),
+                self.config.seed,
+                players,
+            );
+            self.write(Record::Header(header))?;
+        }
+
+        for p in 0..self.seats.len() {
+            self.message.clear();
+            self.game.start_message(p, &mut self.message);
+            if let Err(down) = self.send(p) {
+                self.went_down(p, down);
+            }
+        }
+        if self.game.fault_policy() == FaultPolicy::Forfeit {
+            self.forfeit = (0..self.seats.len()).find(|&p| self.seats[p].status == Status::Offline);
+        }
+        self.end_tick(None, Tick::start_action())?;
+
+        while self.forfeit.is_none() {
+            let Some(p) = self.game.to_move() else { break };
+            let action = if self.game.is_stuck() {
+                self.game.apply_stuck();
+                self.eliminate(p);
+                Tick::stuck_action()
+            } else {
+                self.turn(p)
+                    .unwrap_or_else(|| serde_json::json!({"kind": "forfeit"}))
+            };
+            self.end_tick(Some(p), action)?;
+        }
+
+        let outcome = match self.forfeit {
+            Some(loser) => forfeit_outcome(self.seats.len(), loser),
+            None => self.game.outcome().ok_or(RefereeError::NoOutcome)?,
+        };
+        let bots: Vec<BotReport> = self.seats.iter().map(|s| s.report.clone()).collect();
+        if self.recording() {
+            let result = MatchResult {
+                ticks: self.game.tick(),
+                reason: outcome.reason.to_owned(),
+                scores: outcome.scores.clone(),
+                placement: outcome.placement.clone(),
+                bots: bots
+                    .iter()
+                    .map(|b| BotSummary {
+                        name: b.name.clone(),
+                        errors: b.errors,
+                        timeouts: b.timeouts,
+                        crashed: b.crashed,
+                    })
+                    .collect(),
+            };
+            self.write(Record::Result(result))?;
+        }
+        Ok(MatchReport {
+            outcome,
+            ticks: self.game.tick(),
+            seed: self.config.seed,
+            bots,
+            forfeit: self.forfeit,
+        })
+    }
+
+    /// Plays player `p`'s turn; the JSON of the action played, `None` if `p` forfeited.
+    fn turn(&mut self, p: PlayerId) -> Option<Value> {
+        let mut fault: Option<String> = None;
+        let mut chosen = None;
+        if self.seats[p].status == Status::Playing {
+            let state = &mut self.seats[p];
+            state.bank += self.config.time_per_turn;
+            self.message.clear();
+            self.game.turn_message(p, &mut self.message);
+            self.discarded.clear();
+            let sent_at = Instant::now();
+            let deadline = sent_at + state.bank;
+            let reply =
+                state
+                    .seat
+                    .request(&self.game, &self.message, deadline, &mut self.discarded);
+            let replied_at = match &reply {
+                Reply::Answer(line) => line.at,
+                _ => Instant::now(),
+            };
+            let elapsed = replied_at.saturating_duration_since(sent_at);
+            let state = &mut self.seats[p];
+            state.report.time_ms += millis(elapsed);
+            state.bank = state.bank.saturating_sub(elapsed);
+            if reply == Reply::Timeout {
+                state.bank = Duration::ZERO;
+            }
+            // A bank at zero is a timeout, even if the answer squeezed through the channel.
+            let timed_out = state.bank.is_zero();
+            if self.replay.is_some() {
+                self.record_request(p, sent_at, elapsed, &reply);
+            }
+            let state = &mut self.seats[p];
+            match reply {
+                Reply::Answer(_) | Reply::Timeout if timed_out => {
+                    state.report.timeouts += 1;
+                    fault = Some(TIMEOUT_ERROR.to_owned());
+                }
+                Reply::Answer(line) => {
+                    let parsed = if line.overlong {
+                        Err(format!("answer line longer than {MAX_LINE} bytes"))
+                    } else {
+                        self.game.parse_action(&line.text)
+                    };
+                    match parsed.and_then(|a| self.game.check(a).map(|()| a).map_err(|e| e.0)) {
+                        Ok(action) => chosen = Some(action),
+                        Err(error) => {
+                            state.report.errors += 1;
+                            fault = Some(error);
+                        }
+                    }
+                }
+                Reply::Timeout => unreachable!("a timeout empties the bank"),
+                Reply::Down(down) => {
+                    fault = Some(down.to_string());
+                    self.went_down(p, down);
+                }
+            }
+        }
+
+        if let Some(error) = fault
+            && self.recording()
+        {
+            self.seats[p].tick.error = Some(error);
+        }
+        let action = match chosen {
+            Some(action) => action,
+            None if self.game.fault_policy() == FaultPolicy::Forfeit => {
+                self.forfeit = Some(p);
+                return None;
+            }
+            None => self.fault_action(),
+        };
+        let json = self.recording().then(|| self.game.action_json(action));
+        self.game.apply_unchecked(action);
+        Some(json.unwrap_or(Value::Null))
+    }
+
+    fn fault_action(&mut self) -> G::Action {
+        if let Some(action) = self.game.fault_action(&mut self.rng) {
+            return action;
+        }
+        // The game has no opinion: any legal action (there is one, the player is not stuck).
+        self.game.legal_actions(&mut self.actions);
+        self.actions[self.rng.random_range(0..self.actions.len())]
+    }
+
+    fn record_request(&mut self, p: PlayerId, sent_at: Instant, elapsed: Duration, reply: &Reply) {
+        let sent_ms = self.ms(sent_at);
+        let mut lines: Vec<(f64, String)> = Vec::new();
+        let (mut late, mut extra) = (0, 0);
+        for d in &self.discarded {
+            match d.why {
+                DiscardReason::Late => late += 1,
+                DiscardReason::Extra => extra += 1,
+            }
+            if lines.len() < REPLAY_DISCARDED_CAP {
+                lines.push((self.ms(d.line.at), cap_text(&d.line.text, d.line.overlong)));
+            }
+        }
+        if let Reply::Answer(line) = reply {
+            lines.push((self.ms(line.at), cap_text(&line.text, line.overlong)));
+        }
+        lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let tick = &mut self.seats[p].tick;
+        tick.received.push(Message {
+            at_ms: sent_ms,
+            text: self.message.clone(),
+        });
+        tick.sent.extend(
+            lines
+                .into_iter()
+                .map(|(at_ms, text)| Message { at_ms, text }),
+        );
+        if late > 0 {
+            tick.notes.push(format!(
+                "discarded {} late answer{} to an earlier turn",
+                late,
+                plural(late)
+            ));
+        }
+        if extra > 0 {
+            tick.notes.push(format!(
+                "discarded {} extra line{}: an answer is one line",
+                extra,
+                plural(extra)
+            ));
+        }
+        if self.discarded.len() > REPLAY_DISCARDED_CAP {
+            tick.notes.push(format!(
+                "{} discarded lines not kept in the replay",
+                self.discarded.len() - REPLAY_DISCARDED_CAP
+            ));
+        }
+        tick.time_ms = Some(millis(elapsed));
+    }
+
+    /// Sends `self.message` to `p`, recording it.
+    fn send(&mut self, p: PlayerId) -> Result<(), Down> {
+        let at = Instant::now();
+        let result = self.seats[p].seat.send(&self.message);
+        if self.recording() {
+            let at_ms = self.ms(at);
+            self.seats[p].tick.received.push(Message {
+                at_ms,
+                text: self.message.clone(),
+            });
+        }
+        result
+    }
+
+    fn went_down(&mut self, p: PlayerId, down: Down) {
+        let state = &mut self.seats[p];
+        state.status = Status::Offline;
+        state.report.crashed = true;
+        if self.replay.is_some() && state.tick.error.is_none() {
+            state.tick.error = Some(down.to_string());
+        }
+        // Nothing it does matters any more; its last stderr is still collected.
+        self.close(p, Instant::now());
+    }
+
+    fn eliminate(&mut self, p: PlayerId) {
+        if self.seats[p].status == Status::Playing {
+            self.message.clear();
+            self.game.end_message(p, &mut self.message);
+            let _ = self.send(p);
+            self.close(p, Instant::now() + self.config.grace);
+        }
+        self.seats[p].status = Status::Out;
+    }
+
+    fn close(&mut self, p: PlayerId, deadline: Instant) {
+        let state = &mut self.seats[p];
+        if !state.closed {
+            state.report.exit = state.seat.close(deadline);
+            state.closed = true;
+        }
+    }
+
+    fn close_all(&mut self, deadline: Instant) {
+        for p in 0..self.seats.len() {
+            self.close(p, deadline);
+        }
+    }
+
+    /// Ends the tick: when the match is over, says so to every bot still playing and closes
+    /// them all first, so that their last log lines land in the last tick; then writes the tick.
+    fn end_tick(&mut self, player: Option<PlayerId>, action: Value) -> Result<(), ReplayError> {
+        let over = self.forfeit.is_some() || self.game.to_move().is_none();
+        if over {
+            for p in 0..self.seats.len() {
+                if self.seats[p].status == Status::Playing {
+                    self.message.clear();
+                    self.game.end_message(p, &mut self.message);
+                    let _ = self.send(p);
+                }
+            }
+            self.close_all(Instant::now() + self.config.grace);
+        }
+        if !self.recording() {
+            for state in &mut self.seats {
+                let _ = state.seat.take_log();
+            }
+            return Ok(());
+        }
+        let bots = self
+            .seats
+            .iter_mut()
+            .map(|state| {
+                let mut tick = std::mem::take(&mut state.tick);
+                tick.log = state.seat.take_log();
+                tick.offline = state.status == Status::Offline;
+                tick.bank_ms = millis(state.bank);
+                tick
+            })
+            .collect();
+        let tick = Tick {
+            tick: self.game.tick(),
+            player,
+            action,
+            state: self.game.snapshot(),
+            bots,
+        };
+        self.write(Record::Tick(tick))
+    }
+
+    fn write(&mut self, record: Record) -> Result<(), ReplayError> {
+        match &mut self.replay {
+            Some(replay) => replay.write(&record),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The forfeiting player is placed last with no points; the others share first place and the
+/// point.
+fn forfeit_outcome(players: usize, loser: PlayerId) -> Outcome {
+    let winners = (players - 1).max(1) as f64;
+    Outcome {
+        scores: (0..players)
+            .map(|p| if p == loser { 0.0 } else { 1.0 / winners })
+            .collect(),
+        placement: (0..players)
+            .map(|p| if p == loser { players as u32 } else { 1 })
+            .collect(),
+        reason: "forfeit",
+    }
+}
+
+/// Milliseconds, rounded to the microsecond: finer is noise, and it keeps replays short.
+fn millis(d: Duration) -> f64 {
+    d.as_micros() as f64 / 1000.0
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn cap_text(text: &str, overlong: bool) -> String {
+    match text.char_indices().nth(REPLAY_TEXT_CAP) {
+        Some((cut, _)) => format!("{}... [{} bytes in all]", &text[..cut], text.len()),
+        None if overlong => format!("{text}... [line longer than {MAX_LINE} bytes]"),
+        None => text.to_owned(),
+    }
+}
