@@ -1,1 +1,99 @@
-fn main() {}
+//! Quoridor engine speed: random playouts (reported in plies per second), the wall-legality check
+//! on a mid-game position, and perft 3.
+
+use std::hint::black_box;
+
+use arbiter_games::Game;
+use arbiter_games::perft::perft;
+use arbiter_games::playout::random_playout;
+use arbiter_games::quoridor::{Action, Orientation, Quoridor, Settings, Wall};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// Playouts per measured iteration: enough that the ply count is stable from run to run.
+const PLAYOUTS: u64 = 20;
+
+fn start() -> Quoridor {
+    let mut settings = Settings::standard(2, 9).unwrap();
+    settings.max_ticks = 324;
+    Quoridor::new(settings).unwrap()
+}
+
+fn playouts(start: &Quoridor, seed: u64, actions: &mut Vec<Action>) -> u64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut plies = 0;
+    for _ in 0..PLAYOUTS {
+        let mut game = start.clone();
+        plies += u64::from(random_playout(&mut game, &mut rng, actions));
+    }
+    plies
+}
+
+fn bench_playout(c: &mut Criterion) {
+    let start = start();
+    let mut actions = Vec::new();
+    let plies = playouts(&start, 1, &mut actions);
+    let mut group = c.benchmark_group("quoridor");
+    group.throughput(Throughput::Elements(plies));
+    group.bench_function("random_playouts_2p_9x9_324_ticks", |b| {
+        b.iter(|| black_box(playouts(&start, 1, &mut actions)))
+    });
+    group.finish();
+}
+
+/// A position after 16 random walls and a few pawn moves, with walls left to place.
+fn mid_game() -> Quoridor {
+    let mut game = start().clone();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut actions = Vec::new();
+    let mut walls = 0;
+    while walls < 16 {
+        game.legal_actions(&mut actions);
+        let pick = actions[rand::Rng::random_range(&mut rng, 0..actions.len())];
+        walls += usize::from(matches!(pick, Action::Wall(_)));
+        game.apply_unchecked(pick);
+    }
+    game
+}
+
+fn bench_check_walls(c: &mut Criterion) {
+    let game = mid_game();
+    let m = game.board_size();
+    let walls: Vec<Wall> = (0..m)
+        .flat_map(|y| (0..m).map(move |x| (x, y)))
+        .flat_map(|(x, y)| {
+            [Orientation::Horizontal, Orientation::Vertical].map(|orientation| Wall {
+                x,
+                y,
+                orientation,
+            })
+        })
+        .collect();
+    c.bench_function("quoridor/check_every_wall_mid_game", |b| {
+        b.iter(|| {
+            walls
+                .iter()
+                .filter(|&&w| game.check_wall(black_box(w)).is_ok())
+                .count()
+        })
+    });
+    let mut actions = Vec::new();
+    c.bench_function("quoridor/legal_actions_mid_game", |b| {
+        b.iter(|| {
+            black_box(&game).legal_actions(&mut actions);
+            actions.len()
+        })
+    });
+}
+
+fn bench_perft(c: &mut Criterion) {
+    let game = start();
+    let mut group = c.benchmark_group("quoridor");
+    group.sample_size(10);
+    group.bench_function("perft_3", |b| b.iter(|| perft(black_box(&game), 3)));
+    group.finish();
+}
+
+criterion_group!(benches, bench_playout, bench_check_walls, bench_perft);
+criterion_main!(benches);
