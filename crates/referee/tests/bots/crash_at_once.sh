@@ -1,0 +1,3 @@
+#!/bin/sh
+# Dies before reading anything.
+exit 3

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Never reads stdin, never answers.
+exec sleep 1000

@@ -1,0 +1,182 @@
+//! The referee is generic over the game: a tiny game whose rules say a faulty bot loses at once
+//! (`FaultPolicy::Forfeit`), played by shell bots and robots.
+
+mod common;
+
+use arbiter_games::{FaultPolicy, Game, Illegal, Outcome, PlayerId, Robot, Wire};
+use arbiter_referee::{BuiltinSeat, ProcessSeat, Seat, run_match};
+use arbiter_replay::{ReplayWriter, read_replay};
+use common::{assert_group_gone, config, temp_dir};
+
+/// Two players take 1 or 2 from a pile in turn; whoever takes the last one wins.
+#[derive(Clone, Debug)]
+struct Pile {
+    left: u32,
+    tick: u32,
+}
+
+impl Game for Pile {
+    type Action = u32;
+    const NAME: &'static str = "pile";
+
+    fn num_players(&self) -> usize {
+        2
+    }
+    fn to_move(&self) -> Option<PlayerId> {
+        (self.left > 0).then_some(self.tick as usize % 2)
+    }
+    fn tick(&self) -> u32 {
+        self.tick
+    }
+    fn legal_actions(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend((1..=2).filter(|&n| n <= self.left));
+    }
+    fn check(&self, take: u32) -> Result<(), Illegal> {
+        if take > self.left {
+            return Err(Illegal::new(format!("only {} left", self.left)));
+        }
+        Ok(())
+    }
+    fn apply_unchecked(&mut self, take: u32) {
+        self.left -= take;
+        self.tick += 1;
+    }
+    fn apply_stuck(&mut self) {
+        unreachable!()
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        if self.left > 0 {
+            return None;
+        }
+        let winner = (self.tick as usize + 1) % 2;
+        Some(Outcome {
+            scores: (0..2)
+                .map(|p| if p == winner { 1.0 } else { 0.0 })
+                .collect(),
+            placement: (0..2).map(|p| if p == winner { 1 } else { 2 }).collect(),
+            reason: "last_taken",
+        })
+    }
+}
+
+impl Wire for Pile {
+    fn start_message(&self, player: PlayerId, out: &mut String) {
+        out.push_str(&format!("{player}\n"));
+    }
+    fn turn_message(&self, _player: PlayerId, out: &mut String) {
+        out.push_str(&format!("{}\n", self.left));
+    }
+    fn end_message(&self, _player: PlayerId, out: &mut String) {
+        out.push_str("-1\n");
+    }
+    fn parse_action(&self, line: &str) -> Result<u32, String> {
+        match line.trim().parse() {
+            Ok(n @ 1..=2) => Ok(n),
+            _ => Err(format!("expected 1 or 2, got {line:?}")),
+        }
+    }
+    fn format_action(&self, take: u32, out: &mut String) {
+        out.push_str(&take.to_string());
+    }
+    fn fault_policy(&self) -> FaultPolicy {
+        FaultPolicy::Forfeit
+    }
+    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<u32> {
+        None
+    }
+    fn snapshot(&self) -> serde_json::Value {
+        serde_json::json!({"left": self.left})
+    }
+    fn action_json(&self, take: u32) -> serde_json::Value {
+        serde_json::json!({"kind": "take", "n": take})
+    }
+    fn settings_json(&self) -> serde_json::Value {
+        serde_json::json!({"pile": 7})
+    }
+}
+
+fn pile() -> Pile {
+    Pile { left: 7, tick: 0 }
+}
+
+/// A shell bot that reads its id, then answers `answer` to every request until `-1`.
+fn sh_bot(answer: &str) -> ProcessSeat {
+    let script =
+        format!("read id; while read n; do [ \"$n\" = -1 ] && exit 0; echo {answer}; done");
+    let argv = ["sh".to_owned(), "-c".to_owned(), script];
+    ProcessSeat::spawn(answer, &argv, None).unwrap()
+}
+
+struct Panicky;
+impl Robot<Pile> for Panicky {
+    fn choose(&mut self, _game: &Pile) -> u32 {
+        panic!("out of ideas")
+    }
+}
+
+struct TakeOne;
+impl Robot<Pile> for TakeOne {
+    fn choose(&mut self, _game: &Pile) -> u32 {
+        1
+    }
+}
+
+#[test]
+fn a_clean_match_ends_by_the_rules() {
+    let (a, b) = (sh_bot("1"), sh_bot("1"));
+    let groups = [a.pgid(), b.pgid()];
+    let seats: Vec<Box<dyn Seat<Pile>>> = vec![Box::new(a), Box::new(b)];
+    let report = run_match(pile(), seats, &config(), None).unwrap();
+    assert_eq!(report.outcome.reason, "last_taken");
+    assert_eq!(report.ticks, 7);
+    assert_eq!(
+        report.outcome.placement,
+        vec![1, 2],
+        "player 0 takes the 7th"
+    );
+    assert_eq!(report.forfeit, None);
+    groups.into_iter().for_each(assert_group_gone);
+}
+
+#[test]
+fn a_malformed_answer_forfeits_the_match() {
+    let (a, b) = (sh_bot("1"), sh_bot("three"));
+    let groups = [a.pgid(), b.pgid()];
+    let seats: Vec<Box<dyn Seat<Pile>>> = vec![Box::new(a), Box::new(b)];
+    let path = temp_dir("forfeit").join("replay.jsonl");
+    let mut writer = ReplayWriter::create(&path).unwrap();
+    let report = run_match(pile(), seats, &config(), Some(&mut writer)).unwrap();
+    writer.finish().unwrap();
+    groups.into_iter().for_each(assert_group_gone);
+
+    assert_eq!(report.forfeit, Some(1));
+    assert_eq!(report.outcome.reason, "forfeit");
+    assert_eq!(report.outcome.placement, vec![1, 2]);
+    assert_eq!(report.outcome.scores, vec![1.0, 0.0]);
+    assert_eq!(report.bots[1].errors, 1);
+    assert_eq!(report.ticks, 1, "the match stops at the fault");
+
+    let replay = read_replay(&path).unwrap();
+    let last = replay.ticks.last().unwrap();
+    assert_eq!(last.player, Some(1));
+    assert_eq!(last.action["kind"], "forfeit");
+    assert_eq!(
+        last.bots[1].error.as_deref(),
+        Some("expected 1 or 2, got \"three\"")
+    );
+    assert_eq!(replay.result.unwrap().reason, "forfeit");
+    assert_eq!(replay.header.game, "pile");
+}
+
+#[test]
+fn a_panicking_robot_forfeits_and_the_referee_survives() {
+    let seats: Vec<Box<dyn Seat<Pile>>> = vec![
+        Box::new(BuiltinSeat::new("one", Box::new(TakeOne))),
+        Box::new(BuiltinSeat::new("panicky", Box::new(Panicky))),
+    ];
+    let report = run_match(pile(), seats, &config(), None).unwrap();
+    assert_eq!(report.forfeit, Some(1));
+    assert!(report.bots[1].crashed);
+    assert_eq!(report.outcome.placement, vec![1, 2]);
+}
