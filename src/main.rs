@@ -1,1 +1,52 @@
-fn main() {}
+//! `arbiter`: the command line of the Arbiter referee. Thin: it parses flags and calls the crates.
+
+mod bench;
+mod bot;
+mod games;
+mod judge_config;
+mod perft;
+mod play;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "arbiter",
+    version,
+    about = "Referee, tournament runner and game server for bot-programming contests"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play one match between bots (commands, player folders or builtin:NAME robots).
+    Play(play::PlayArgs),
+    /// Run a built-in robot as a bot process speaking the game's protocol on stdin/stdout.
+    Bot(bot::BotArgs),
+    /// Count the sequences of legal actions of a given length from the start position.
+    Perft(perft::PerftArgs),
+    /// Measure engine speed: uniformly random playouts per second and plies per second.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Play(args) => play::run(args),
+        Command::Bot(args) => bot::run(args),
+        Command::Perft(args) => perft::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("arbiter: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

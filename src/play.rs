@@ -1,0 +1,237 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use arbiter_bots::Robots;
+use arbiter_games::Wire;
+use arbiter_games::quoridor::Quoridor;
+use arbiter_referee::{MatchConfig, MatchReport, Seat, SeatSpec, run_match};
+use arbiter_replay::ReplayWriter;
+use clap::Args;
+
+use crate::games::{GameFlags, GameName, new_quoridor};
+use crate::judge_config;
+
+#[derive(Args)]
+#[command(arg_required_else_help = true)]
+pub struct PlayArgs {
+    /// The game (not needed with --config).
+    #[arg(required_unless_present = "config")]
+    game: Option<GameName>,
+    /// A player, once per seat in player id order: a command line, a player folder holding
+    /// info.txt, or builtin:NAME.
+    #[arg(long = "bot", value_name = "BOT")]
+    bots: Vec<String>,
+    /// A match config of AI Arena's judge ({"map", "bots"}): plays it and writes score.json.
+    #[arg(long, conflicts_with_all = ["game", "bots"])]
+    config: Option<PathBuf>,
+    /// Where --config writes the scores.
+    #[arg(long, default_value = "score.json", requires = "config")]
+    score: PathBuf,
+    /// Seed of the match (actions played for faulty bots, the robots' choices); random if not given.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Each bot's time bank at the start, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    time_bank_ms: u64,
+    /// Added to a bot's bank before each of its turns, in milliseconds.
+    #[arg(long, default_value_t = 30)]
+    time_per_turn_ms: u64,
+    /// Write the replay here (gzip-compressed if the name ends in .gz).
+    #[arg(long)]
+    replay: Option<PathBuf>,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    flags: GameFlags,
+}
+
+pub fn run(args: PlayArgs) -> Result<()> {
+    let seed = args.seed.unwrap_or_else(fresh_seed);
+    let config = MatchConfig {
+        seed,
+        time_bank: Duration::from_millis(args.time_bank_ms),
+        time_per_turn: Duration::from_millis(args.time_per_turn_ms),
+        ..MatchConfig::default()
+    };
+    if let Some(path) = &args.config {
+        return play_judge_config(path, &args.score, &config, &args);
+    }
+    match args.game.expect("clap requires a game without --config") {
+        GameName::Quoridor => {
+            let game = new_quoridor(&args.flags, args.bots.len().max(2) as u8)?;
+            let specs = parse_bots(&args.bots)?;
+            let report = play(game, &specs, &config, args.replay.as_ref())?;
+            print_report::<Quoridor>(&report, &args);
+        }
+    }
+    Ok(())
+}
+
+/// A seed for a match the user did not seed: printed with the result, so the match can be
+/// played again exactly.
+fn fresh_seed() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (now.as_nanos() as u64 ^ u64::from(std::process::id())) % 1_000_000_007
+}
+
+fn parse_bots(args: &[String]) -> Result<Vec<SeatSpec>> {
+    args.iter()
+        .map(|arg| SeatSpec::parse(arg).with_context(|| format!("--bot {arg:?}")))
+        .collect()
+}
+
+/// Opens every seat (nothing is started if one of them is wrong), plays, writes the replay.
+pub fn play<G: Wire + Robots>(
+    game: G,
+    specs: &[SeatSpec],
+    config: &MatchConfig,
+    replay: Option<&PathBuf>,
+) -> Result<MatchReport> {
+    if specs.len() != game.num_players() {
+        bail!(
+            "this match has {} players but {} bots were given (one --bot per player)",
+            game.num_players(),
+            specs.len()
+        );
+    }
+    for spec in specs {
+        if let SeatSpec::Builtin { name } = spec {
+            if !G::ROBOTS.contains(&name.as_str()) {
+                bail!(
+                    "there is no robot builtin:{name} for {}; there are: {}",
+                    G::NAME,
+                    G::ROBOTS
+                        .iter()
+                        .map(|r| format!("builtin:{r}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+    }
+    let mut seats: Vec<Box<dyn Seat<G>>> = Vec::with_capacity(specs.len());
+    for (index, spec) in specs.iter().enumerate() {
+        // Robots get their own seed from the match seed, so a match replays exactly.
+        let robot_seed = config
+            .seed
+            .wrapping_add(index as u64 + 1)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let seat = spec
+            .open(|name| G::robot(name, robot_seed))
+            .with_context(|| format!("cannot start player {index} ({})", describe(spec)))?;
+        seats.push(seat);
+    }
+    let mut writer = match replay {
+        Some(path) => Some(
+            ReplayWriter::create(path)
+                .with_context(|| format!("cannot write replay {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let report = run_match(game, seats, config, writer.as_mut())?;
+    if let Some(writer) = writer {
+        writer.finish().context("finishing the replay")?;
+    }
+    Ok(report)
+}
+
+fn describe(spec: &SeatSpec) -> String {
+    match spec {
+        SeatSpec::Builtin { name } => format!("builtin:{name}"),
+        SeatSpec::Folder { dir, command, .. } => format!("{command:?} in {}", dir.display()),
+        SeatSpec::Command { line, .. } => format!("{line:?}"),
+    }
+}
+
+fn print_report<G: Wire>(report: &MatchReport, args: &PlayArgs) {
+    if args.json {
+        let bots: Vec<_> = report
+            .bots
+            .iter()
+            .map(|b| {
+                serde_json::json!({"name": b.name, "errors": b.errors, "timeouts": b.timeouts, "crashed": b.crashed})
+            })
+            .collect();
+        let json = serde_json::json!({
+            "game": G::NAME,
+            "seed": report.seed,
+            "ticks": report.ticks,
+            "reason": report.outcome.reason,
+            "scores": report.outcome.scores,
+            "placement": report.outcome.placement,
+            "bots": bots,
+        });
+        println!("{json}");
+        return;
+    }
+    println!(
+        "{}, seed {}: {} after {} ticks",
+        G::NAME,
+        report.seed,
+        report.outcome.reason.replace('_', " "),
+        report.ticks
+    );
+    let mut order: Vec<usize> = (0..report.bots.len()).collect();
+    order.sort_by_key(|&p| (report.outcome.placement[p], p));
+    let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);
+    for p in order {
+        let bot = &report.bots[p];
+        let faults = if bot.errors + bot.timeouts == 0 && !bot.crashed {
+            String::new()
+        } else {
+            format!(
+                "  errors {}, timeouts {}{}",
+                bot.errors,
+                bot.timeouts,
+                if bot.crashed { ", crashed" } else { "" }
+            )
+        };
+        println!(
+            "  {}. player {p} {:width$}  score {:<5}  {:>7.1} ms thinking{faults}",
+            report.outcome.placement[p], bot.name, report.outcome.scores[p], bot.time_ms,
+        );
+    }
+    if let Some(path) = &args.replay {
+        println!("replay: {}", path.display());
+    }
+}
+
+fn play_judge_config(
+    path: &PathBuf,
+    score_path: &PathBuf,
+    config: &MatchConfig,
+    args: &PlayArgs,
+) -> Result<()> {
+    let (judge, settings) = judge_config::read_config(path)?;
+    let specs = judge
+        .bots
+        .iter()
+        .map(|bot| {
+            let argv = arbiter_referee::split_command(&bot.run_command)
+                .with_context(|| format!("runCommand of bot {:?}", bot.id))?;
+            Ok(SeatSpec::Command {
+                line: bot.run_command.clone(),
+                argv,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let game = Quoridor::new(settings)?;
+    let mut report = play(game, &specs, config, args.replay.as_ref())?;
+    for (bot, judge_bot) in report.bots.iter_mut().zip(&judge.bots) {
+        bot.name = judge_bot.name.clone();
+    }
+    let scores: serde_json::Map<String, serde_json::Value> = judge
+        .bots
+        .iter()
+        .zip(&report.outcome.scores)
+        .map(|(bot, &score)| (bot.id.clone(), serde_json::json!(score)))
+        .collect();
+    std::fs::write(score_path, serde_json::Value::Object(scores).to_string())
+        .with_context(|| format!("writing {}", score_path.display()))?;
+    print_report::<Quoridor>(&report, args);
+    Ok(())
+}

@@ -1,0 +1,339 @@
+//! The `arbiter` binary as users and scripts run it: real processes, real files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn arbiter() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(command: &mut Command) -> Output {
+    let output = command.output().expect("arbiter starts");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn play_json(args: &[&str]) -> Value {
+    let output = run(arbiter().args(["play", "quoridor", "--json"]).args(args));
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "--json printed something else ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn assert_no_faults(result: &Value) {
+    for bot in result["bots"].as_array().unwrap() {
+        assert_eq!(bot["errors"], 0, "{result}");
+        assert_eq!(bot["timeouts"], 0, "{result}");
+        assert_eq!(bot["crashed"], false, "{result}");
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The C++ starter, compiled once for all tests.
+fn cpp_starter() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let out = temp_dir("cpp").join("starter");
+        let source = root().join("examples/quoridor/starter.cpp");
+        run(Command::new("g++")
+            .args(["-O2", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o"])
+            .arg(&out)
+            .arg(&source));
+        out
+    })
+}
+
+#[test]
+fn play_json_prints_the_contract_object() {
+    let result = play_json(&[
+        "--bot",
+        "builtin:runner",
+        "--bot",
+        "builtin:blocker",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(result["game"], "quoridor");
+    assert_eq!(result["seed"], 3);
+    assert!(result["ticks"].as_u64().unwrap() > 0);
+    let reason = result["reason"].as_str().unwrap();
+    assert!(["goal", "tick_limit", "last_player_left"].contains(&reason));
+    assert_eq!(result["scores"].as_array().unwrap().len(), 2);
+    let total: f64 = result["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_f64().unwrap())
+        .sum();
+    assert!((total - 1.0).abs() < 1e-9, "the point is shared: {result}");
+    assert_eq!(result["placement"].as_array().unwrap().len(), 2);
+    assert_eq!(result["bots"][0]["name"], "runner");
+    assert_no_faults(&result);
+}
+
+#[test]
+fn python_starter_finishes_a_match_without_a_fault() {
+    let starter = format!(
+        "python3 {}",
+        root().join("examples/quoridor/starter.py").display()
+    );
+    for seat in 0..2 {
+        let mut bots = vec!["builtin:runner", "builtin:runner"];
+        bots[seat] = &starter;
+        let result = play_json(&["--bot", bots[0], "--bot", bots[1]]);
+        assert_no_faults(&result);
+    }
+}
+
+#[test]
+fn cpp_starter_finishes_a_match_without_a_fault() {
+    let starter = cpp_starter().to_str().unwrap();
+    let result = play_json(&["--bot", starter, "--bot", "builtin:blocker"]);
+    assert_no_faults(&result);
+    let result = play_json(&[
+        "--players",
+        "4",
+        "--bot",
+        "builtin:random",
+        "--bot",
+        starter,
+        "--bot",
+        starter,
+        "--bot",
+        "builtin:blocker",
+    ]);
+    assert_no_faults(&result);
+}
+
+#[test]
+fn robots_as_processes_speak_the_protocol_without_a_fault() {
+    let exe = env!("CARGO_BIN_EXE_arbiter");
+    for robot in ["random", "runner", "blocker"] {
+        let process = format!("{exe} bot quoridor {robot}");
+        let result = play_json(&[
+            "--players",
+            "4",
+            "--bot",
+            &process,
+            "--bot",
+            "builtin:blocker",
+            "--bot",
+            &process,
+            "--bot",
+            "builtin:random",
+        ]);
+        assert_no_faults(&result);
+    }
+}
+
+#[test]
+fn a_player_folder_is_accepted_as_a_bot() {
+    let dir = temp_dir("folder");
+    let player = dir.join("123456");
+    std::fs::create_dir(&player).unwrap();
+    std::fs::copy(
+        root().join("examples/quoridor/starter.py"),
+        player.join("bot.py"),
+    )
+    .unwrap();
+    // The command is relative to the folder: it only works if it is run there.
+    std::fs::write(
+        player.join("info.txt"),
+        "Starter\nAda Lovelace\npython3 bot.py\n",
+    )
+    .unwrap();
+    let result = play_json(&["--bot", player.to_str().unwrap(), "--bot", "builtin:runner"]);
+    assert_eq!(result["bots"][0]["name"], "Starter");
+    assert_no_faults(&result);
+}
+
+#[test]
+fn same_seed_gives_the_same_match() {
+    let dir = temp_dir("seed");
+    let replay = |name: &str| {
+        let path = dir.join(name);
+        play_json(&[
+            "--players",
+            "4",
+            "--bot",
+            "builtin:random",
+            "--bot",
+            "builtin:random",
+            "--bot",
+            "builtin:blocker",
+            "--bot",
+            "builtin:random",
+            "--seed",
+            "11",
+            "--replay",
+            path.to_str().unwrap(),
+        ])
+    };
+    let (a, b) = (replay("a.jsonl"), replay("b.jsonl.gz"));
+    assert_eq!(a, b);
+    let read = |name: &str| {
+        let mut replay = arbiter_replay::read_replay(&dir.join(name)).unwrap();
+        arbiter_replay::strip_timing(&mut replay);
+        replay
+    };
+    assert_eq!(read("a.jsonl"), read("b.jsonl.gz"));
+}
+
+#[test]
+fn judge_config_writes_score_json() {
+    let dir = temp_dir("judge");
+    std::fs::write(
+        dir.join("map.json"),
+        r#"{"playerCount":2,"maxTicks":60,"boardSize":7,"startingPlayer":1,
+            "pawnPos":[{"x":3,"y":0},{"x":3,"y":6}],"ownedWalls":3}"#,
+    )
+    .unwrap();
+    let exe = env!("CARGO_BIN_EXE_arbiter");
+    let config = serde_json::json!({
+        "map": "map.json",
+        "bots": [
+            {"id": "abcd1234", "name": "bot1", "runCommand": format!("{exe} bot quoridor runner")},
+            {"id": "1234abcd", "name": "bot2", "runCommand": format!("{exe} bot quoridor random")},
+        ]
+    });
+    std::fs::write(dir.join("match.json"), config.to_string()).unwrap();
+    run(arbiter()
+        .current_dir(&dir)
+        .args(["play", "--config", "match.json"]));
+    let score: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("score.json")).unwrap()).unwrap();
+    let total = score["abcd1234"].as_f64().unwrap() + score["1234abcd"].as_f64().unwrap();
+    assert!((total - 1.0).abs() < 1e-9, "{score}");
+}
+
+#[test]
+fn a_bot_that_cannot_start_is_a_clear_error() {
+    let output = arbiter()
+        .args([
+            "play",
+            "quoridor",
+            "--bot",
+            "/no/such/program",
+            "--bot",
+            "builtin:runner",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("/no/such/program"), "{message}");
+}
+
+#[test]
+fn an_unknown_robot_lists_the_robots_there_are() {
+    let output = arbiter()
+        .args([
+            "play",
+            "quoridor",
+            "--bot",
+            "builtin:nobody",
+            "--bot",
+            "builtin:runner",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("nobody") && message.contains("blocker"),
+        "{message}"
+    );
+}
+
+#[test]
+fn wrong_number_of_bots_is_refused() {
+    let output = arbiter()
+        .args([
+            "play",
+            "quoridor",
+            "--players",
+            "4",
+            "--bot",
+            "builtin:runner",
+            "--bot",
+            "builtin:runner",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("4 players"));
+}
+
+#[test]
+fn an_even_board_is_refused() {
+    let output = arbiter()
+        .args([
+            "play",
+            "quoridor",
+            "--board",
+            "8",
+            "--bot",
+            "builtin:runner",
+            "--bot",
+            "builtin:runner",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("board"));
+}
+
+#[test]
+fn perft_prints_the_count() {
+    let output = run(arbiter().args(["perft", "quoridor", "2"]));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "16677");
+}
+
+#[test]
+fn bench_json_prints_rates() {
+    let output = run(arbiter().args(["bench", "quoridor", "--seconds", "0.2", "--json"]));
+    let speed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(speed["games_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(speed["plies_per_sec"].as_f64().unwrap() > speed["games_per_sec"].as_f64().unwrap());
+}
+
+#[test]
+fn bot_command_answers_the_first_turn_of_the_spec_example() {
+    use std::io::Write;
+    let mut child = arbiter()
+        .args(["bot", "quoridor", "runner"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"2\n1\n9\n4 0 10\n4 8 10\n2\n4 1 10\n4 8 10\n0\n\n-1\n\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "4 7\n");
+}
