@@ -44,7 +44,7 @@ impl<const N: usize> Bits<N> {
         self.0[i >> 6] |= 1 << (i & 63);
     }
 
-    #[cfg(test)]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> bool {
         self.0[i >> 6] >> (i & 63) & 1 != 0
     }

@@ -878,33 +878,109 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
         return (hfree, vfree);
     }
     let open = q.open_sets::<N>();
-    let goals: [(usize, Bits<N>); 4] = std::array::from_fn(|p| {
-        if p < q.n as usize {
-            (q.pawns[p] as usize, Bits::load(q.goal_words(p)))
-        } else {
-            (NO_PAWN as usize, Bits::ZERO)
+    // A flagged wall can only cut off a player if it blocks that player's current shortest
+    // path; one path per player spares most of the flood fills.
+    let mut guards = [Guard::<N>::NONE; 4];
+    for (p, guard) in guards.iter_mut().enumerate().take(q.n as usize) {
+        let pawn = q.pawns[p];
+        if pawn != NO_PAWN {
+            *guard = Guard::new(&open, pawn as usize, Bits::load(q.goal_words(p)));
         }
-    });
-    let all_reach = |open: &Open<N>| {
-        goals
-            .iter()
-            .all(|&(pawn, goal)| pawn == NO_PAWN as usize || open.reaches(pawn, goal))
+    }
+    let keeps_paths = |o: &Open<N>, blocked_s: Bits<N>, blocked_e: Bits<N>| {
+        guards.iter().all(|g| {
+            !g.active
+                || !(g.path_s.intersects(blocked_s) || g.path_e.intersects(blocked_e))
+                || o.reaches(g.pawn, g.goal)
+        })
     };
     hflag.for_each(|a| {
+        let edges = Bits::single(a) | Bits::single(a + 1);
         let mut o = open;
-        o.s = o.s.andn(Bits::single(a) | Bits::single(a + 1));
-        if !all_reach(&o) {
+        o.s = o.s.andn(edges);
+        if !keeps_paths(&o, edges, Bits::ZERO) {
             hfree = hfree.andn(Bits::single(a));
         }
     });
     vflag.for_each(|a| {
+        let edges = Bits::single(a) | Bits::single(a + m as usize);
         let mut o = open;
-        o.e = o.e.andn(Bits::single(a) | Bits::single(a + m as usize));
-        if !all_reach(&o) {
+        o.e = o.e.andn(edges);
+        if !keeps_paths(&o, Bits::ZERO, edges) {
             vfree = vfree.andn(Bits::single(a));
         }
     });
     (hfree, vfree)
+}
+
+/// Longest shortest path remembered; a longer one (only on big, winding boards) makes every
+/// flagged wall get its flood fill.
+const MAX_LAYERS: usize = 96;
+
+/// One player's pawn, goal, and the edges of one shortest path: `path_s` holds the cells whose
+/// lower edge the path crosses, `path_e` those whose right edge it crosses.
+#[derive(Clone, Copy)]
+struct Guard<const N: usize> {
+    active: bool,
+    pawn: usize,
+    goal: Bits<N>,
+    path_s: Bits<N>,
+    path_e: Bits<N>,
+}
+
+impl<const N: usize> Guard<N> {
+    const NONE: Self = Guard {
+        active: false,
+        pawn: 0,
+        goal: Bits::ZERO,
+        path_s: Bits::ZERO,
+        path_e: Bits::ZERO,
+    };
+
+    fn new(open: &Open<N>, pawn: usize, goal: Bits<N>) -> Self {
+        let everything = !Bits::ZERO;
+        let mut guard = Guard {
+            active: true,
+            pawn,
+            goal,
+            path_s: everything,
+            path_e: everything,
+        };
+        let mut layers = [Bits::<N>::ZERO; MAX_LAYERS];
+        let mut seen = Bits::single(pawn);
+        layers[0] = seen;
+        let mut d = 0;
+        while !layers[d].intersects(goal) {
+            let next = open.expand(layers[d]).andn(seen);
+            if next.is_zero() || d + 1 == MAX_LAYERS {
+                return guard;
+            }
+            d += 1;
+            layers[d] = next;
+            seen |= next;
+        }
+        let m = open.m as usize;
+        let mut c = (layers[d] & goal).nth(0).expect("the goal was reached");
+        guard.path_s = Bits::ZERO;
+        guard.path_e = Bits::ZERO;
+        for k in (0..d).rev() {
+            let before = layers[k];
+            c = if c >= m && before.get(c - m) && open.s.get(c - m) {
+                guard.path_s.set(c - m);
+                c - m
+            } else if open.s.get(c) && before.get(c + m) {
+                guard.path_s.set(c);
+                c + m
+            } else if c >= 1 && before.get(c - 1) && open.e.get(c - 1) {
+                guard.path_e.set(c - 1);
+                c - 1
+            } else {
+                guard.path_e.set(c);
+                c + 1
+            };
+        }
+        guard
+    }
 }
 
 fn count_walls<const N: usize>(q: &Quoridor) -> usize {
