@@ -132,6 +132,8 @@ struct Referee<'a, G: Wire> {
     start: Instant,
     replay: Option<&'a mut ReplayWriter>,
     forfeit: Option<PlayerId>,
+    /// The tick of the last tick record: the game's, or one more for a forfeited turn.
+    ticks: u32,
     message: String,
     discarded: Vec<Discarded>,
     actions: Vec<G::Action>,
@@ -170,6 +172,7 @@ impl<'a, G: Wire> Referee<'a, G> {
             start: Instant::now(),
             replay,
             forfeit: None,
+            ticks: 0,
             message: String::with_capacity(1024),
             discarded: Vec::new(),
             actions: Vec::new(),
@@ -236,7 +239,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         let bots: Vec<BotReport> = self.seats.iter().map(|s| s.report.clone()).collect();
         if self.recording() {
             let result = MatchResult {
-                ticks: self.game.tick(),
+                ticks: self.ticks,
                 reason: outcome.reason.to_owned(),
                 scores: outcome.scores.clone(),
                 placement: outcome.placement.clone(),
@@ -254,7 +257,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         }
         Ok(MatchReport {
             outcome,
-            ticks: self.game.tick(),
+            ticks: self.ticks,
             seed: self.config.seed,
             bots,
             forfeit: self.forfeit,
@@ -451,6 +454,8 @@ impl<'a, G: Wire> Referee<'a, G> {
     /// them all first, so that their last log lines land in the last tick; then writes the tick.
     fn end_tick(&mut self, player: Option<PlayerId>, action: Value) -> Result<(), ReplayError> {
         let over = self.forfeit.is_some() || self.game.to_move().is_none();
+        // A forfeited turn is a turn taken, though the game did not move.
+        self.ticks = self.game.tick() + u32::from(self.forfeit.is_some() && player.is_some());
         if over {
             for p in 0..self.seats.len() {
                 if self.seats[p].status == Status::Playing {
@@ -479,7 +484,7 @@ impl<'a, G: Wire> Referee<'a, G> {
             })
             .collect();
         let tick = Tick {
-            tick: self.game.tick(),
+            tick: self.ticks,
             player,
             action,
             state: self.game.snapshot(),

@@ -250,7 +250,10 @@ fn a_late_answer_is_discarded_not_taken_for_the_next_one() {
         let played = format!("{} {}", tick.action["x"], tick.action["y"]);
         assert_eq!(played, answer.text, "{bot:?}");
     }
-    assert!(answered > 0, "the bot plays on after its late answer");
+    assert!(
+        answered > 0,
+        "the bot plays on after its late answer: {turns:#?}"
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The referee is generic over the game: a tiny game whose rules say a faulty bot loses at once
-//! (`FaultPolicy::Forfeit`), played by shell bots and robots.
+//! (`FaultPolicy::Forfeit`), and where a player can be left without a legal action, played by
+//! shell bots and robots.
 
 mod common;
 
@@ -8,11 +9,14 @@ use arbiter_referee::{BuiltinSeat, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
 use common::{assert_group_gone, config, temp_dir};
 
-/// Two players take 1 or 2 from a pile in turn; whoever takes the last one wins.
+/// Two players take 1 or 2 from a pile in turn; whoever takes the last one wins. For the test of
+/// stuck players, the player on turn at tick `stuck_at` has no legal action and is eliminated.
 #[derive(Clone, Debug)]
 struct Pile {
     left: u32,
     tick: u32,
+    stuck_at: Option<u32>,
+    eliminated: Option<PlayerId>,
 }
 
 impl Game for Pile {
@@ -23,14 +27,16 @@ impl Game for Pile {
         2
     }
     fn to_move(&self) -> Option<PlayerId> {
-        (self.left > 0).then_some(self.tick as usize % 2)
+        (self.left > 0 && self.eliminated.is_none()).then_some(self.tick as usize % 2)
     }
     fn tick(&self) -> u32 {
         self.tick
     }
     fn legal_actions(&self, out: &mut Vec<u32>) {
         out.clear();
-        out.extend((1..=2).filter(|&n| n <= self.left));
+        if self.stuck_at != Some(self.tick) {
+            out.extend((1..=2).filter(|&n| n <= self.left));
+        }
     }
     fn check(&self, take: u32) -> Result<(), Illegal> {
         if take > self.left {
@@ -43,9 +49,17 @@ impl Game for Pile {
         self.tick += 1;
     }
     fn apply_stuck(&mut self) {
-        unreachable!()
+        self.eliminated = Some(self.tick as usize % 2);
+        self.tick += 1;
     }
     fn outcome(&self) -> Option<Outcome> {
+        if let Some(loser) = self.eliminated {
+            return Some(Outcome {
+                scores: (0..2).map(|p| if p == loser { 0.0 } else { 1.0 }).collect(),
+                placement: (0..2).map(|p| if p == loser { 2 } else { 1 }).collect(),
+                reason: "last_player_left",
+            });
+        }
         if self.left > 0 {
             return None;
         }
@@ -97,7 +111,12 @@ impl Wire for Pile {
 }
 
 fn pile() -> Pile {
-    Pile { left: 7, tick: 0 }
+    Pile {
+        left: 7,
+        tick: 0,
+        stuck_at: None,
+        eliminated: None,
+    }
 }
 
 /// A shell bot that reads its id, then answers `answer` to every request until `-1`.
@@ -155,9 +174,11 @@ fn a_malformed_answer_forfeits_the_match() {
     assert_eq!(report.outcome.placement, vec![1, 2]);
     assert_eq!(report.outcome.scores, vec![1.0, 0.0]);
     assert_eq!(report.bots[1].errors, 1);
-    assert_eq!(report.ticks, 1, "the match stops at the fault");
+    assert_eq!(report.ticks, 2, "the match stops at the faulty turn");
 
     let replay = read_replay(&path).unwrap();
+    let ticks: Vec<u32> = replay.ticks.iter().map(|t| t.tick).collect();
+    assert_eq!(ticks, vec![0, 1, 2]);
     let last = replay.ticks.last().unwrap();
     assert_eq!(last.player, Some(1));
     assert_eq!(last.action["kind"], "forfeit");
@@ -179,4 +200,38 @@ fn a_panicking_robot_forfeits_and_the_referee_survives() {
     assert_eq!(report.forfeit, Some(1));
     assert!(report.bots[1].crashed);
     assert_eq!(report.outcome.placement, vec![1, 2]);
+}
+
+#[test]
+fn a_stuck_player_is_told_the_match_is_over_and_closed() {
+    let (a, b) = (sh_bot("1"), sh_bot("1"));
+    let groups = [a.pgid(), b.pgid()];
+    let seats: Vec<Box<dyn Seat<Pile>>> = vec![Box::new(a), Box::new(b)];
+    let path = temp_dir("stuck").join("replay.jsonl");
+    let mut writer = ReplayWriter::create(&path).unwrap();
+    let game = Pile {
+        stuck_at: Some(3),
+        ..pile()
+    };
+    let report = run_match(game, seats, &config(), Some(&mut writer)).unwrap();
+    writer.finish().unwrap();
+    groups.into_iter().for_each(assert_group_gone);
+    assert_eq!(report.outcome.reason, "last_player_left");
+    assert_eq!(
+        report.outcome.placement,
+        vec![1, 2],
+        "player 1 is on turn at tick 3"
+    );
+    assert_eq!(report.ticks, 4);
+    for bot in &report.bots {
+        assert_eq!((bot.errors, bot.timeouts, bot.crashed), (0, 0, false));
+        assert_eq!(bot.exit.code, Some(0), "both exit on -1");
+    }
+    let replay = read_replay(&path).unwrap();
+    let stuck = &replay.ticks[4];
+    assert_eq!((stuck.tick, stuck.player), (4, Some(1)));
+    assert_eq!(stuck.action["kind"], "stuck");
+    assert_eq!(stuck.bots[1].received.len(), 1);
+    assert_eq!(stuck.bots[1].received[0].text, "-1\n");
+    assert!(stuck.bots[1].sent.is_empty());
 }
