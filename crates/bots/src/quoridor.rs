@@ -162,10 +162,7 @@ mod tests {
     #[test]
     fn blocker_runs_when_it_is_ahead() {
         let game = start();
-        assert!(matches!(
-            Blocker::default().choose(&game),
-            Action::Move(_)
-        ));
+        assert!(matches!(Blocker::default().choose(&game), Action::Move(_)));
     }
 
     #[test]
