@@ -133,8 +133,9 @@ mod tests {
         }
         let outcome = game.outcome().unwrap();
         assert_eq!(outcome.reason, "goal");
-        // Player 0 moves first and both paths are equally long, so player 0 arrives first.
-        assert_eq!(outcome.scores, vec![1.0, 0.0]);
+        // Both run down column 4; player 0 steps next to player 1 first, and player 1 jumps
+        // over it, gaining the step that wins the race.
+        assert_eq!(outcome.scores, vec![0.0, 1.0]);
     }
 
     #[test]
