@@ -7,8 +7,7 @@ use clap::Args;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::games::{GameFlags, GameName, quoridor_settings};
-use arbiter_games::quoridor::Quoridor;
+use crate::games::{CliGame, GameFlags, GameName, dispatch};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -54,15 +53,8 @@ pub fn playouts<G: Game>(start: &G, budget: Duration, seed: u64) -> Speed {
 
 pub fn run(args: BenchArgs) -> Result<()> {
     let budget = Duration::from_secs_f64(args.seconds.max(0.01));
-    let speed = match args.game {
-        GameName::Quoridor => {
-            let mut flags = args.flags.clone();
-            // OpenSpiel's Quoridor ends a 9×9 game at 4·9·9 = 324 moves; compare like with like.
-            flags.max_ticks.get_or_insert(324);
-            let start = Quoridor::new(quoridor_settings(&flags, 2)?)?;
-            playouts(&start, budget, args.seed)
-        }
-    };
+    let speed =
+        dispatch!(args.game, G => playouts(&G::bench_start(&args.flags)?, budget, args.seed));
     let games_per_sec = speed.games as f64 / speed.seconds;
     let plies_per_sec = speed.plies as f64 / speed.seconds;
     if args.json {

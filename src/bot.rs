@@ -2,16 +2,15 @@ use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result, bail};
 use arbiter_bots::Robots;
-use arbiter_games::quoridor::Quoridor;
 use arbiter_games::{ClientEvent, WireClient};
 use clap::Args;
 
-use crate::games::GameName;
+use crate::games::{GameName, dispatch};
 
 #[derive(Args)]
 pub struct BotArgs {
     game: GameName,
-    /// The robot: random, runner or blocker.
+    /// The robot (Quoridor: random, runner or blocker).
     name: String,
     /// Seed of the robot's own random choices.
     #[arg(long, default_value_t = 0)]
@@ -19,9 +18,7 @@ pub struct BotArgs {
 }
 
 pub fn run(args: BotArgs) -> Result<()> {
-    match args.game {
-        GameName::Quoridor => serve::<Quoridor>(&args.name, args.seed),
-    }
+    dispatch!(args.game, G => serve::<G>(&args.name, args.seed))
 }
 
 /// Plays as a bot process: reads the referee's lines on stdin and answers on stdout, so a

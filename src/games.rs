@@ -1,6 +1,10 @@
 //! The games the command line knows, and how their settings come from flags.
+//!
+//! Adding a game: a variant of [`GameName`], an arm in [`dispatch!`], and a [`CliGame`] impl.
 
 use anyhow::{Result, bail};
+use arbiter_bots::Robots;
+use arbiter_games::WireClient;
 use arbiter_games::quoridor::{Quoridor, Settings};
 use clap::{Args, ValueEnum};
 
@@ -9,7 +13,21 @@ pub enum GameName {
     Quoridor,
 }
 
-/// Settings flags shared by the commands that start a game; each game reads those it has.
+/// Runs `$body` with `$G` standing for the game type named by `$name`.
+macro_rules! dispatch {
+    ($name:expr, $G:ident => $body:expr) => {
+        match $name {
+            $crate::games::GameName::Quoridor => {
+                type $G = arbiter_games::quoridor::Quoridor;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use dispatch;
+
+/// Settings flags shared by the commands that start a game; each game reads those it has and
+/// refuses the others.
 #[derive(Args, Clone, Debug, Default)]
 pub struct GameFlags {
     /// Number of players (Quoridor: 2 or 4).
@@ -29,11 +47,32 @@ pub struct GameFlags {
     pub start_player: Option<u8>,
 }
 
-pub fn quoridor_settings(flags: &GameFlags, default_players: u8) -> Result<Settings> {
-    let mut settings = Settings::standard(
-        flags.players.unwrap_or(default_players),
-        flags.board.unwrap_or(9),
-    )?;
+/// What the command line needs of a game beyond its rules.
+pub trait CliGame: WireClient + Robots {
+    /// The start position a match is played from.
+    fn from_flags(flags: &GameFlags) -> Result<Self>;
+
+    /// The start position of `arbiter bench`: the setting of the published reference figures.
+    fn bench_start(flags: &GameFlags) -> Result<Self> {
+        Self::from_flags(flags)
+    }
+}
+
+impl CliGame for Quoridor {
+    fn from_flags(flags: &GameFlags) -> Result<Self> {
+        Ok(Quoridor::new(quoridor_settings(flags)?)?)
+    }
+
+    fn bench_start(flags: &GameFlags) -> Result<Self> {
+        let mut flags = flags.clone();
+        // OpenSpiel's Quoridor ends a 9×9 game at 4·9·9 = 324 moves; compare like with like.
+        flags.max_ticks.get_or_insert(324);
+        Self::from_flags(&flags)
+    }
+}
+
+fn quoridor_settings(flags: &GameFlags) -> Result<Settings> {
+    let mut settings = Settings::standard(flags.players.unwrap_or(2), flags.board.unwrap_or(9))?;
     if let Some(walls) = flags.walls {
         settings = settings.with_walls_each(walls);
     }
@@ -47,16 +86,11 @@ pub fn quoridor_settings(flags: &GameFlags, default_players: u8) -> Result<Setti
     Ok(settings)
 }
 
-pub fn new_quoridor(flags: &GameFlags, default_players: u8) -> Result<Quoridor> {
-    let settings = quoridor_settings(flags, default_players)?;
-    Ok(Quoridor::new(settings)?)
-}
-
-/// Refuses a flag the game does not have, rather than ignoring it silently.
+/// Refuses a flag a game does not have, rather than ignoring it silently.
 #[allow(dead_code)]
-pub fn refuse_flag(game: GameName, flag: &str, given: bool) -> Result<()> {
-    if given {
-        bail!("--{flag} does not apply to {game:?}");
+pub fn refuse_flag<T>(game: &str, flag: &str, value: &Option<T>) -> Result<()> {
+    if value.is_some() {
+        bail!("--{flag} does not apply to {game}");
     }
     Ok(())
 }

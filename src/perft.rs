@@ -4,7 +4,7 @@ use anyhow::Result;
 use arbiter_games::perft::perft;
 use clap::Args;
 
-use crate::games::{GameFlags, GameName, new_quoridor};
+use crate::games::{CliGame, GameFlags, GameName, dispatch};
 
 #[derive(Args)]
 pub struct PerftArgs {
@@ -16,11 +16,8 @@ pub struct PerftArgs {
 }
 
 pub fn run(args: PerftArgs) -> Result<()> {
-    let game = match args.game {
-        GameName::Quoridor => new_quoridor(&args.flags, 2)?,
-    };
     let started = Instant::now();
-    let count = perft(&game, args.depth);
+    let count = dispatch!(args.game, G => perft(&G::from_flags(&args.flags)?, args.depth));
     let seconds = started.elapsed().as_secs_f64();
     println!("{count}");
     eprintln!(

@@ -9,7 +9,7 @@ use arbiter_referee::{MatchConfig, MatchReport, Seat, SeatSpec, run_match};
 use arbiter_replay::ReplayWriter;
 use clap::Args;
 
-use crate::games::{GameFlags, GameName, new_quoridor};
+use crate::games::{CliGame, GameFlags, GameName, dispatch};
 use crate::judge_config;
 
 #[derive(Args)]
@@ -58,14 +58,13 @@ pub fn run(args: PlayArgs) -> Result<()> {
     if let Some(path) = &args.config {
         return play_judge_config(path, &args.score, &config, &args);
     }
-    match args.game.expect("clap requires a game without --config") {
-        GameName::Quoridor => {
-            let game = new_quoridor(&args.flags, args.bots.len().max(2) as u8)?;
-            let specs = parse_bots(&args.bots)?;
-            let report = play(game, &specs, &config, args.replay.as_ref())?;
-            print_report::<Quoridor>(&report, &args);
-        }
-    }
+    let name = args.game.expect("clap requires a game without --config");
+    dispatch!(name, G => {
+        let game = G::from_flags(&args.flags)?;
+        let specs = parse_bots(&args.bots)?;
+        let report = play(game, &specs, &config, args.replay.as_ref())?;
+        print_report::<G>(&report, &args);
+    });
     Ok(())
 }
 
