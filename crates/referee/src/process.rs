@@ -221,23 +221,23 @@ impl ProcessSeat {
         }
     }
 
-    /// Sorts one batch of lines (those of one read): the first line is an answer (late if one
-    /// is owed, else the answer to the request sent at `sent_at` if it came after it); the rest
-    /// were written together with it and are extra.
+    /// Sorts lines in the order the bot sent them: each is the answer to the oldest request not
+    /// yet answered. While timed-out requests are owed an answer, a line is a late answer;
+    /// otherwise it answers the request sent at `sent_at`, if it was read after that request
+    /// went out (a line read earlier cannot answer it); any other line is extra.
     fn sort_batch(
         &mut self,
         batch: Vec<Line>,
-        sent_at: Option<Instant>,
+        mut sent_at: Option<Instant>,
         discarded: &mut Vec<Discarded>,
     ) -> Option<Line> {
         let mut answer = None;
-        for (i, line) in batch.into_iter().enumerate() {
-            let why = if i > 0 {
-                DiscardReason::Extra
-            } else if self.owed > 0 {
+        for line in batch {
+            let why = if self.owed > 0 {
                 self.owed -= 1;
                 DiscardReason::Late
             } else if sent_at.is_some_and(|sent| line.at >= sent) {
+                sent_at = None;
                 answer = Some(line);
                 continue;
             } else {
@@ -359,7 +359,8 @@ impl<G: Wire> Seat<G> for ProcessSeat {
         deadline: Instant,
         discarded: &mut Vec<Discarded>,
     ) -> Reply {
-        loop {
+        // Bounded: a bot flooding its stdout refills the channel as fast as it is emptied.
+        for _ in 0..=CHANNEL_BATCHES {
             match self.events.try_recv() {
                 Ok(event) => self.handle_unasked(event, discarded),
                 Err(TryRecvError::Empty) => break,
@@ -710,6 +711,55 @@ fn read_log(mut err: ChildStderr, log: &LogShared) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sleeper() -> ProcessSeat {
+        ProcessSeat::spawn("sleep", &["sleep".into(), "100".into()], None).unwrap()
+    }
+
+    fn line(text: &str, at: Instant) -> Line {
+        Line {
+            text: text.into(),
+            at,
+            overlong: false,
+        }
+    }
+
+    fn reasons(discarded: &[Discarded]) -> Vec<(&str, DiscardReason)> {
+        discarded
+            .iter()
+            .map(|d| (d.line.text.as_str(), d.why))
+            .collect()
+    }
+
+    /// Regression: a late answer and the answer to the next request, read together, were taken
+    /// as one answer and an extra line, so the bot stayed one answer behind for good.
+    #[test]
+    fn a_late_answer_and_the_next_answer_read_together_are_told_apart() {
+        let mut seat = sleeper();
+        seat.owed = 1;
+        let sent = Instant::now();
+        let at = sent + Duration::from_millis(5);
+        let mut discarded = Vec::new();
+        let batch = vec![line("4 7", at), line("4 6", at), line("more", at)];
+        let answer = seat.sort_batch(batch, Some(sent), &mut discarded);
+        assert_eq!(answer.unwrap().text, "4 6");
+        assert_eq!(
+            reasons(&discarded),
+            [("4 7", DiscardReason::Late), ("more", DiscardReason::Extra)]
+        );
+        assert_eq!(seat.owed, 0);
+    }
+
+    #[test]
+    fn a_line_read_before_the_request_went_out_is_not_its_answer() {
+        let mut seat = sleeper();
+        let before = Instant::now();
+        let sent = before + Duration::from_millis(1);
+        let mut discarded = Vec::new();
+        let answer = seat.sort_batch(vec![line("stale", before)], Some(sent), &mut discarded);
+        assert!(answer.is_none());
+        assert_eq!(reasons(&discarded), [("stale", DiscardReason::Extra)]);
+    }
 
     #[test]
     fn the_log_is_cut_at_2000_characters_exactly() {

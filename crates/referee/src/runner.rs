@@ -526,9 +526,13 @@ fn plural(n: usize) -> &'static str {
 }
 
 fn cap_text(text: &str, overlong: bool) -> String {
-    match text.char_indices().nth(REPLAY_TEXT_CAP) {
-        Some((cut, _)) => format!("{}... [{} bytes in all]", &text[..cut], text.len()),
-        None if overlong => format!("{text}... [line longer than {MAX_LINE} bytes]"),
-        None => text.to_owned(),
+    let cut = text.char_indices().nth(REPLAY_TEXT_CAP).map(|(i, _)| i);
+    match (cut, overlong) {
+        (cut, true) => format!(
+            "{}... [line longer than {MAX_LINE} bytes]",
+            &text[..cut.unwrap_or(text.len())]
+        ),
+        (Some(cut), false) => format!("{}... [{} bytes in all]", &text[..cut], text.len()),
+        (None, false) => text.to_owned(),
     }
 }

@@ -189,6 +189,50 @@ fn garbage_answers_are_errors_and_the_bot_plays_on() {
 }
 
 #[test]
+fn an_overlong_line_is_malformed_and_kept_short_in_the_replay() {
+    let (report, replay) = play(
+        vec![walker(&["--long-line"]), walker(&[])],
+        &config(),
+        "long-line",
+    );
+    let turns = turns_of(&replay, 0);
+    assert_eq!(report.bots[0].errors as usize, turns.len());
+    let bot = &turns[0].bots[0];
+    assert_eq!(
+        bot.error.as_deref(),
+        Some("answer line longer than 65536 bytes")
+    );
+    assert_eq!(bot.sent.len(), 1);
+    assert!(bot.sent[0].text.len() < 2100, "{}", bot.sent[0].text.len());
+    assert!(bot.sent[0].text.starts_with("1111"));
+    assert!(
+        bot.sent[0]
+            .text
+            .ends_with("... [line longer than 65536 bytes]")
+    );
+}
+
+#[test]
+fn a_bot_flooding_its_stdout_cannot_stall_the_match() {
+    let argv = ["yes".to_owned(), "hello".to_owned()];
+    let flood = ProcessSeat::spawn("yes", &argv, None).unwrap();
+    let started = Instant::now();
+    let (report, replay) = play(vec![walker(&[]), flood], &config(), "flood-stdout");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let turns = turns_of(&replay, 1);
+    assert_eq!(report.bots[1].errors as usize, turns.len());
+    for tick in &turns {
+        assert!(tick.bots[1].sent.len() <= 21, "{}", tick.bots[1].sent.len());
+    }
+    assert!(
+        turns[1].bots[1]
+            .notes
+            .iter()
+            .any(|n| n.contains("not kept"))
+    );
+}
+
+#[test]
 fn extra_lines_are_discarded_and_noted() {
     let (report, replay) = play(vec![walker(&[]), walker(&["--extra"])], &config(), "extra");
     assert_eq!(
@@ -409,6 +453,7 @@ fn a_player_folder_runs_its_command_inside_the_folder() {
         replay.header.players[0].command.as_deref(),
         Some("python3 my_bot.py")
     );
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
 
 #[test]

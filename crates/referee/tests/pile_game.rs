@@ -177,6 +177,7 @@ fn a_malformed_answer_forfeits_the_match() {
     assert_eq!(report.ticks, 2, "the match stops at the faulty turn");
 
     let replay = read_replay(&path).unwrap();
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     let ticks: Vec<u32> = replay.ticks.iter().map(|t| t.tick).collect();
     assert_eq!(ticks, vec![0, 1, 2]);
     let last = replay.ticks.last().unwrap();
@@ -228,6 +229,7 @@ fn a_stuck_player_is_told_the_match_is_over_and_closed() {
         assert_eq!(bot.exit.code, Some(0), "both exit on -1");
     }
     let replay = read_replay(&path).unwrap();
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     let stuck = &replay.ticks[4];
     assert_eq!((stuck.tick, stuck.player), (4, Some(1)));
     assert_eq!(stuck.action["kind"], "stuck");

@@ -6,6 +6,7 @@ misbehaves on demand, as the flags say. Turns are counted from 1, its own turns 
   --log-wait SECONDS    after logging, wait before answering (so the log lands in that tick)
   --extra               send an extra line after every answer, in the same write
   --garbage             answer "hello world" instead of a move
+  --long-line           answer a line of 100000 digits instead of a move
   --late-turn K         on turn K, sleep --late-seconds before answering
   --late-seconds S
   --hang-turn K         on turn K, never answer (and keep reading nothing)
@@ -28,6 +29,7 @@ parser.add_argument("--log")
 parser.add_argument("--log-wait", type=float, default=0.0)
 parser.add_argument("--extra", action="store_true")
 parser.add_argument("--garbage", action="store_true")
+parser.add_argument("--long-line", action="store_true")
 parser.add_argument("--late-turn", type=int)
 parser.add_argument("--late-seconds", type=float, default=0.5)
 parser.add_argument("--hang-turn", type=int)
@@ -112,6 +114,8 @@ for line in source:
         candidates[0],
     )
     answer = "hello world" if args.garbage else "%d %d" % move
+    if args.long_line:
+        answer = "1" * 100000
     if args.extra:
         answer += "\nand another thing"
     sys.stdout.write(answer + "\n")

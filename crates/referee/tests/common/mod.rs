@@ -77,6 +77,7 @@ pub fn play_game(
         assert_group_gone(pgid);
     }
     let replay = read_replay(&path).unwrap();
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
     check_replay_shape(&report, &replay);
     (report, replay)
 }
