@@ -174,6 +174,7 @@ impl<const N: usize> Not for Bits<N> {
     }
 }
 
+#[inline(always)]
 pub(super) fn words_get(words: &Words, i: usize) -> bool {
     words[i >> 6] >> (i & 63) & 1 != 0
 }

@@ -264,7 +264,7 @@ impl Settings {
     }
 }
 
-const NO_PAWN: u16 = u16::MAX;
+const NO_PAWN: Cell = Cell::new(u8::MAX, u8::MAX);
 
 /// A 25×25 board has 2·25·24 cell edges and a wall blocks two that no other wall blocks.
 const HISTORY_CAP: usize = 600;
@@ -286,8 +286,8 @@ pub struct Quoridor {
     v: Words,
     tick: u32,
     max_ticks: u32,
-    /// Cell index per player, `NO_PAWN` once eliminated.
-    pawns: [u16; 4],
+    /// `NO_PAWN` once eliminated.
+    pawns: [Cell; 4],
     walls_left: [u8; 4],
     /// 0 while on the board, `k` for the `k`-th player eliminated.
     eliminated: [u8; 4],
@@ -372,7 +372,11 @@ impl<const N: usize> Open<N> {
 
     #[inline(always)]
     fn reaches(&self, start: usize, goal: Bits<N>) -> bool {
-        let mut r = Bits::single(start);
+        self.reaches_from(Bits::single(start), goal)
+    }
+
+    #[inline(always)]
+    fn reaches_from(&self, mut r: Bits<N>, goal: Bits<N>) -> bool {
         loop {
             if r.intersects(goal) {
                 return true;
@@ -410,8 +414,7 @@ impl Quoridor {
         let mut pawns = [NO_PAWN; 4];
         let mut walls_left = [0; 4];
         for p in 0..n {
-            let cell = settings.pawns[p];
-            pawns[p] = cell.y as u16 * m as u16 + cell.x as u16;
+            pawns[p] = settings.pawns[p];
             walls_left[p] = settings.walls[p];
         }
         Ok(Quoridor {
@@ -484,7 +487,7 @@ impl Quoridor {
                             "pawns of players {other} and {p} are both on {cell}"
                         )));
                     }
-                    q.pawns[p] = q.index(cell);
+                    q.pawns[p] = cell;
                     q.alive += 1;
                 }
                 None => {
@@ -542,8 +545,8 @@ impl Quoridor {
     }
     /// `None` once the player is eliminated.
     pub fn pawn(&self, player: PlayerId) -> Option<Cell> {
-        let i = self.pawns[player];
-        (i != NO_PAWN).then(|| self.cell(i as usize))
+        let cell = self.pawns[player];
+        (cell != NO_PAWN).then_some(cell)
     }
     pub fn walls_left(&self, player: PlayerId) -> u8 {
         self.walls_left[player]
@@ -640,67 +643,65 @@ impl Quoridor {
         self.pawn(player).is_some_and(|c| self.is_goal(player, c))
     }
 
-    fn hwall(&self, x: i32, y: i32) -> bool {
-        words_get(&self.h, (y * self.m as i32 + x) as usize)
+    /// Bit `d` is set when a pawn on `(x, y)` may cross its edge towards `DIRS[d]` (neither the
+    /// board edge nor a wall is in the way).
+    #[inline(always)]
+    fn open_dirs(&self, x: i32, y: i32) -> u8 {
+        let m = self.m as i32;
+        let last = m - 1;
+        let i = y * m + x;
+        let h = |i: i32| words_get(&self.h, i as usize);
+        let v = |i: i32| words_get(&self.v, i as usize);
+        let up = y > 0 && !h(i - m) && !(x > 0 && h(i - m - 1));
+        let right = x < last && !v(i) && !(y > 0 && v(i - m));
+        let down = y < last && !h(i) && !(x > 0 && h(i - 1));
+        let left = x > 0 && !v(i - 1) && !(y > 0 && v(i - m - 1));
+        up as u8 | (right as u8) << 1 | (down as u8) << 2 | (left as u8) << 3
     }
 
-    fn vwall(&self, x: i32, y: i32) -> bool {
-        words_get(&self.v, (y * self.m as i32 + x) as usize)
+    /// The pawns as `x | y << 8`; unused slots hold `NO_PAWN`, which is never a cell.
+    #[inline(always)]
+    fn pawn_keys(&self) -> [u16; 4] {
+        self.pawns.map(|c| u16::from(c.x) | u16::from(c.y) << 8)
     }
 
-    /// Whether a pawn on `(x, y)` may cross the edge towards `DIRS[d]` (board edge and walls).
-    #[inline]
-    fn open(&self, x: i32, y: i32, d: usize) -> bool {
-        let last = self.m as i32 - 1;
-        match d {
-            0 => y > 0 && !self.hwall(x, y - 1) && !(x > 0 && self.hwall(x - 1, y - 1)),
-            1 => x < last && !self.vwall(x, y) && !(y > 0 && self.vwall(x, y - 1)),
-            2 => y < last && !self.hwall(x, y) && !(x > 0 && self.hwall(x - 1, y)),
-            _ => x > 0 && !self.vwall(x - 1, y) && !(y > 0 && self.vwall(x - 1, y - 1)),
-        }
-    }
-
-    #[inline]
-    fn occupied(&self, x: i32, y: i32) -> bool {
-        let i = (y * self.m as i32 + x) as u16;
-        self.pawns[..self.n as usize].contains(&i)
-    }
-
-    #[inline]
+    #[inline(always)]
     fn for_each_pawn_move(&self, mut emit: impl FnMut(Cell)) {
         let me = self.pawns[self.current as usize];
         if me == NO_PAWN {
             return;
         }
-        let m = self.m as i32;
-        let (px, py) = (me as i32 % m, me as i32 / m);
+        let (px, py) = (me.x as i32, me.y as i32);
         let at = |x: i32, y: i32| Cell::new(x as u8, y as u8);
+        let keys = self.pawn_keys();
+        let occupied = |x: i32, y: i32| {
+            let k = (x as u16) | (y as u16) << 8;
+            (keys[0] == k) | (keys[1] == k) | (keys[2] == k) | (keys[3] == k)
+        };
+        let open = self.open_dirs(px, py);
         // Two side-steps from different neighbours can land on the same diagonal cell.
-        let mut diagonals = [(0, 0); 4];
-        let mut n_diagonals = 0;
+        let mut diagonals = 0u8;
         for (d, &(dx, dy)) in DIRS.iter().enumerate() {
-            if !self.open(px, py, d) {
+            if open & 1 << d == 0 {
                 continue;
             }
             let (nx, ny) = (px + dx, py + dy);
-            if !self.occupied(nx, ny) {
+            if !occupied(nx, ny) {
                 emit(at(nx, ny));
                 continue;
             }
-            if self.open(nx, ny, d) {
-                if !self.occupied(nx + dx, ny + dy) {
+            let beyond = self.open_dirs(nx, ny);
+            if beyond & 1 << d != 0 {
+                if !occupied(nx + dx, ny + dy) {
                     emit(at(nx + dx, ny + dy));
                 }
                 continue;
             }
             for side in [(d + 1) % 4, (d + 3) % 4] {
                 let (sx, sy) = (nx + DIRS[side].0, ny + DIRS[side].1);
-                if self.open(nx, ny, side)
-                    && !self.occupied(sx, sy)
-                    && !diagonals[..n_diagonals].contains(&(sx, sy))
-                {
-                    diagonals[n_diagonals] = (sx, sy);
-                    n_diagonals += 1;
+                let diagonal = 1 << ((sx > px) as u8 | ((sy > py) as u8) << 1);
+                if beyond & 1 << side != 0 && !occupied(sx, sy) && diagonals & diagonal == 0 {
+                    diagonals |= diagonal;
                     emit(at(sx, sy));
                 }
             }
@@ -821,7 +822,7 @@ fn first_cut_off<const N: usize>(
     }
     (0..q.n as usize).find(|&p| {
         let pawn = q.pawns[p];
-        pawn != NO_PAWN && !open.reaches(pawn as usize, Bits::load(q.goal_words(p)))
+        pawn != NO_PAWN && !open.reaches(q.index(pawn) as usize, Bits::load(q.goal_words(p)))
     })
 }
 
@@ -879,74 +880,80 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     }
     let open = q.open_sets::<N>();
     // A flagged wall can only cut off a player if it blocks that player's current shortest
-    // path; one path per player spares most of the flood fills.
+    // path; one path per player spares most of the flood fills, and the path also seeds them.
     let mut guards = [Guard::<N>::NONE; 4];
+    let mut layers = [Bits::<N>::ZERO; MAX_LAYERS];
     for (p, guard) in guards.iter_mut().enumerate().take(q.n as usize) {
         let pawn = q.pawns[p];
         if pawn != NO_PAWN {
-            *guard = Guard::new(&open, pawn as usize, Bits::load(q.goal_words(p)));
+            let goal = Bits::load(q.goal_words(p));
+            *guard = Guard::new(&open, q.index(pawn) as usize, goal, &mut layers);
         }
     }
-    let keeps_paths = |o: &Open<N>, blocked_s: Bits<N>, blocked_e: Bits<N>| {
-        guards.iter().all(|g| {
-            !g.active
-                || !(g.path_s.intersects(blocked_s) || g.path_e.intersects(blocked_e))
-                || o.reaches(g.pawn, g.goal)
-        })
-    };
+    let m = m as usize;
     hflag.for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + 1);
         let mut o = open;
         o.s = o.s.andn(edges);
-        if !keeps_paths(&o, edges, Bits::ZERO) {
+        if !guards.iter().all(|g| g.survives(&o, edges, Bits::ZERO)) {
             hfree = hfree.andn(Bits::single(a));
         }
     });
     vflag.for_each(|a| {
-        let edges = Bits::single(a) | Bits::single(a + m as usize);
+        let edges = Bits::single(a) | Bits::single(a + m);
         let mut o = open;
         o.e = o.e.andn(edges);
-        if !keeps_paths(&o, Bits::ZERO, edges) {
+        if !guards.iter().all(|g| g.survives(&o, Bits::ZERO, edges)) {
             vfree = vfree.andn(Bits::single(a));
         }
     });
     (hfree, vfree)
 }
 
-/// Longest shortest path remembered; a longer one (only on big, winding boards) makes every
-/// flagged wall get its flood fill.
+/// Longest shortest path followed; a longer one (only on big, winding boards) makes every
+/// flagged wall get a full flood fill for that player.
 const MAX_LAYERS: usize = 96;
 
-/// One player's pawn, goal, and the edges of one shortest path: `path_s` holds the cells whose
-/// lower edge the path crosses, `path_e` those whose right edge it crosses.
+/// One player's pawn and goal, and the edges of one shortest path from the pawn to the goal,
+/// by the direction the path crosses them.
 #[derive(Clone, Copy)]
 struct Guard<const N: usize> {
+    /// The player is on the board.
     active: bool,
+    /// The path is known; if not, every wall that may cut gets a full flood fill.
+    known: bool,
     pawn: usize,
     goal: Bits<N>,
-    path_s: Bits<N>,
-    path_e: Bits<N>,
+    /// Cells whose lower edge the path crosses going down.
+    down: Bits<N>,
+    /// Cells whose lower edge the path crosses going up.
+    up: Bits<N>,
+    /// Cells whose right edge the path crosses going right.
+    right: Bits<N>,
+    /// Cells whose right edge the path crosses going left.
+    left: Bits<N>,
 }
 
 impl<const N: usize> Guard<N> {
     const NONE: Self = Guard {
         active: false,
+        known: false,
         pawn: 0,
         goal: Bits::ZERO,
-        path_s: Bits::ZERO,
-        path_e: Bits::ZERO,
+        down: Bits::ZERO,
+        up: Bits::ZERO,
+        right: Bits::ZERO,
+        left: Bits::ZERO,
     };
 
-    fn new(open: &Open<N>, pawn: usize, goal: Bits<N>) -> Self {
-        let everything = !Bits::ZERO;
+    /// `layers` is scratch space for the breadth-first search.
+    fn new(open: &Open<N>, pawn: usize, goal: Bits<N>, layers: &mut [Bits<N>; MAX_LAYERS]) -> Self {
         let mut guard = Guard {
             active: true,
             pawn,
             goal,
-            path_s: everything,
-            path_e: everything,
+            ..Self::NONE
         };
-        let mut layers = [Bits::<N>::ZERO; MAX_LAYERS];
         let mut seen = Bits::single(pawn);
         layers[0] = seen;
         let mut d = 0;
@@ -959,27 +966,62 @@ impl<const N: usize> Guard<N> {
             layers[d] = next;
             seen |= next;
         }
+        guard.known = true;
         let m = open.m as usize;
         let mut c = (layers[d] & goal).nth(0).expect("the goal was reached");
-        guard.path_s = Bits::ZERO;
-        guard.path_e = Bits::ZERO;
+        // Walk back from the goal, each time to a cell one step nearer the pawn.
         for k in (0..d).rev() {
             let before = layers[k];
             c = if c >= m && before.get(c - m) && open.s.get(c - m) {
-                guard.path_s.set(c - m);
+                guard.down.set(c - m);
                 c - m
             } else if open.s.get(c) && before.get(c + m) {
-                guard.path_s.set(c);
+                guard.up.set(c);
                 c + m
             } else if c >= 1 && before.get(c - 1) && open.e.get(c - 1) {
-                guard.path_e.set(c - 1);
+                guard.right.set(c - 1);
                 c - 1
             } else {
-                guard.path_e.set(c);
+                guard.left.set(c);
                 c + 1
             };
         }
         guard
+    }
+
+    /// Whether the player still reaches its goal in `open`: the guarded position plus one wall,
+    /// which blocks the lower edges of `blocked_s` and the right edges of `blocked_e`.
+    #[inline(always)]
+    fn survives(&self, open: &Open<N>, blocked_s: Bits<N>, blocked_e: Bits<N>) -> bool {
+        if !self.active {
+            return true;
+        }
+        if !self.known {
+            return open.reaches(self.pawn, self.goal);
+        }
+        let down = self.down & blocked_s;
+        let up = self.up & blocked_s;
+        let right = self.right & blocked_e;
+        let left = self.left & blocked_e;
+        let (u, w) = match down.count() + up.count() + right.count() + left.count() {
+            0 => return true,
+            1 => {
+                let m = open.m as usize;
+                if let Some(c) = down.nth(0) {
+                    (c, c + m)
+                } else if let Some(c) = up.nth(0) {
+                    (c + m, c)
+                } else if let Some(c) = right.nth(0) {
+                    (c, c + 1)
+                } else {
+                    let c = left.nth(0).expect("one edge is blocked");
+                    (c + 1, c)
+                }
+            }
+            _ => return open.reaches(self.pawn, self.goal),
+        };
+        // The path still leads from the pawn to `u` and from `w` to the goal: look for a detour.
+        open.reaches_from(Bits::single(u), Bits::single(w) | self.goal)
     }
 }
 
@@ -995,16 +1037,26 @@ fn any_wall<const N: usize>(q: &Quoridor) -> bool {
 
 fn push_walls<const N: usize>(q: &Quoridor, out: &mut Vec<Action>) {
     let (h, v) = legal_wall_sets::<N>(q);
-    out.reserve((h.count() + v.count()) as usize);
+    // Sizing the list first and filling slots spares a capacity check per wall.
+    let start = out.len();
+    out.resize(
+        start + (h.count() + v.count()) as usize,
+        Action::Move(Cell::new(0, 0)),
+    );
+    let mut slots = out[start..].iter_mut();
     let m = q.m as usize;
     let magic = div_magic(m);
     h.for_each(|a| {
         let (x, y) = split_index(a, m, magic);
-        out.push(Action::Wall(Wall::horizontal(x, y)));
+        if let Some(slot) = slots.next() {
+            *slot = Action::Wall(Wall::horizontal(x, y));
+        }
     });
     v.for_each(|a| {
         let (x, y) = split_index(a, m, magic);
-        out.push(Action::Wall(Wall::vertical(x, y)));
+        if let Some(slot) = slots.next() {
+            *slot = Action::Wall(Wall::vertical(x, y));
+        }
     });
 }
 
@@ -1044,7 +1096,9 @@ impl Game for Quoridor {
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
         self.for_each_pawn_move(|c| out.push(Action::Move(c)));
-        with_words!(self.words, push_walls(self, out));
+        if self.walls_left[self.current as usize] > 0 {
+            with_words!(self.words, push_walls(self, out));
+        }
     }
     fn check(&self, action: Action) -> Result<(), Illegal> {
         match action {
@@ -1075,7 +1129,7 @@ impl Game for Quoridor {
         let me = self.current as usize;
         match action {
             Action::Move(cell) => {
-                self.pawns[me] = self.index(cell);
+                self.pawns[me] = cell;
                 let goal = self.is_goal(me, cell);
                 self.finish_turn(goal);
             }
@@ -1119,9 +1173,12 @@ impl Game for Quoridor {
             })
             .collect();
         // A pawn on the board always has a path; the `u32::MAX` only guards a broken invariant.
-        let key = |p: usize| match self.pawns[p] {
-            NO_PAWN => (1u8, 0.0, u32::from(u8::MAX - self.eliminated[p])),
-            _ => (0u8, -scores[p], dist[p].unwrap_or(u32::MAX)),
+        let key = |p: usize| {
+            if self.pawns[p] == NO_PAWN {
+                (1u8, 0.0, u32::from(u8::MAX - self.eliminated[p]))
+            } else {
+                (0u8, -scores[p], dist[p].unwrap_or(u32::MAX))
+            }
         };
         let placement = (0..n)
             .map(|p| 1 + (0..n).filter(|&q| key(q) < key(p)).count() as u32)
