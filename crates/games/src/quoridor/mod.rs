@@ -413,10 +413,8 @@ impl Quoridor {
         let m = settings.board;
         let mut pawns = [NO_PAWN; 4];
         let mut walls_left = [0; 4];
-        for p in 0..n {
-            pawns[p] = settings.pawns[p];
-            walls_left[p] = settings.walls[p];
-        }
+        pawns[..n].copy_from_slice(&settings.pawns);
+        walls_left[..n].copy_from_slice(&settings.walls);
         Ok(Quoridor {
             h: [0; bits::WORDS],
             v: [0; bits::WORDS],
