@@ -880,14 +880,17 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     // A flagged wall can only cut off a player if it blocks that player's current shortest
     // path; one path per player spares most of the flood fills, and the path also seeds them.
     let mut guards = [Guard::<N>::NONE; 4];
+    let mut active = 0;
     let mut layers = [Bits::<N>::ZERO; MAX_LAYERS];
-    for (p, guard) in guards.iter_mut().enumerate().take(q.n as usize) {
+    for p in 0..q.n as usize {
         let pawn = q.pawns[p];
         if pawn != NO_PAWN {
             let goal = Bits::load(q.goal_words(p));
-            *guard = Guard::new(&open, q.index(pawn) as usize, goal, &mut layers);
+            guards[active] = Guard::new(&open, q.index(pawn) as usize, goal, &mut layers);
+            active += 1;
         }
     }
+    let guards = &guards[..active];
     let m = m as usize;
     hflag.for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + 1);
@@ -916,8 +919,6 @@ const MAX_LAYERS: usize = 96;
 /// by the direction the path crosses them.
 #[derive(Clone, Copy)]
 struct Guard<const N: usize> {
-    /// The player is on the board.
-    active: bool,
     /// The path is known; if not, every wall that may cut gets a full flood fill.
     known: bool,
     pawn: usize,
@@ -934,7 +935,6 @@ struct Guard<const N: usize> {
 
 impl<const N: usize> Guard<N> {
     const NONE: Self = Guard {
-        active: false,
         known: false,
         pawn: 0,
         goal: Bits::ZERO,
@@ -947,7 +947,6 @@ impl<const N: usize> Guard<N> {
     /// `layers` is scratch space for the breadth-first search.
     fn new(open: &Open<N>, pawn: usize, goal: Bits<N>, layers: &mut [Bits<N>; MAX_LAYERS]) -> Self {
         let mut guard = Guard {
-            active: true,
             pawn,
             goal,
             ..Self::NONE
@@ -991,18 +990,18 @@ impl<const N: usize> Guard<N> {
     /// which blocks the lower edges of `blocked_s` and the right edges of `blocked_e`.
     #[inline(always)]
     fn survives(&self, open: &Open<N>, blocked_s: Bits<N>, blocked_e: Bits<N>) -> bool {
-        if !self.active {
-            return true;
-        }
         if !self.known {
             return open.reaches(self.pawn, self.goal);
+        }
+        let on_path = ((self.down | self.up) & blocked_s) | ((self.right | self.left) & blocked_e);
+        if on_path.is_zero() {
+            return true;
         }
         let down = self.down & blocked_s;
         let up = self.up & blocked_s;
         let right = self.right & blocked_e;
         let left = self.left & blocked_e;
-        let (u, w) = match down.count() + up.count() + right.count() + left.count() {
-            0 => return true,
+        let (u, w) = match on_path.count() {
             1 => {
                 let m = open.m as usize;
                 if let Some(c) = down.nth(0) {
