@@ -7,8 +7,9 @@
 //! Legal walls are found in bulk: overlap and crossing are a few shifts of the wall sets. The
 //! path rule is the costly part, and a new wall can only cut the board in two if it closes a loop
 //! of walls (with the border as one node): that needs two of its three points (ends and middle)
-//! to be connected already. A flood over wall points finds the candidates that could, and only
-//! those get a flood fill per pawn.
+//! to be connected already. A flood over wall points finds the candidates that could. Of those,
+//! only a wall across a pawn's current shortest path needs a flood fill, and that fill looks for
+//! a detour around the blocked edge rather than a whole new path.
 
 mod bits;
 mod wire;
@@ -878,7 +879,7 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     }
     let open = q.open_sets::<N>();
     // A flagged wall can only cut off a player if it blocks that player's current shortest
-    // path; one path per player spares most of the flood fills, and the path also seeds them.
+    // path; one path per player spares most of the flood fills.
     let mut guards = [Guard::<N>::NONE; 4];
     let mut active = 0;
     let mut layers = [Bits::<N>::ZERO; MAX_LAYERS];
