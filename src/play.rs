@@ -3,8 +3,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use arbiter_bots::Robots;
-use arbiter_games::Wire;
 use arbiter_games::quoridor::Quoridor;
+use arbiter_games::{TimeControl, Wire};
 use arbiter_referee::{MatchConfig, MatchReport, Seat, SeatSpec, run_match};
 use arbiter_replay::ReplayWriter;
 use clap::Args;
@@ -31,12 +31,8 @@ pub struct PlayArgs {
     /// Seed of the match (actions played for faulty bots, the robots' choices); random if not given.
     #[arg(long)]
     seed: Option<u64>,
-    /// Each bot's time bank at the start, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
-    time_bank_ms: u64,
-    /// Added to a bot's bank before each of its turns, in milliseconds.
-    #[arg(long, default_value_t = 30)]
-    time_per_turn_ms: u64,
+    #[command(flatten)]
+    time: TimeFlags,
     /// Write the replay here (gzip-compressed if the name ends in .gz).
     #[arg(long)]
     replay: Option<PathBuf>,
@@ -51,8 +47,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let config = MatchConfig {
         seed,
-        time_bank: Duration::from_millis(args.time_bank_ms),
-        time_per_turn: Duration::from_millis(args.time_per_turn_ms),
+        time: args.time.time_control()?,
         ..MatchConfig::default()
     };
     if let Some(path) = &args.config {
@@ -75,6 +70,60 @@ fn fresh_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     (now.as_nanos() as u64 ^ u64::from(std::process::id())) % 1_000_000_007
+}
+
+/// Time limit flags; without any, a match is played under its game's own time control.
+#[derive(Args, Clone, Debug, Default)]
+pub struct TimeFlags {
+    /// A time bank: each bot's bank at the start, in milliseconds (Quoridor: 1000).
+    #[arg(long, conflicts_with_all = ["time_per_reply_ms", "startup_ms"])]
+    pub time_bank_ms: Option<u64>,
+    /// A time bank: milliseconds added to a bot's bank before each of its turns (Quoridor: 30).
+    #[arg(long, conflicts_with_all = ["time_per_reply_ms", "startup_ms"])]
+    pub time_per_turn_ms: Option<u64>,
+    /// A hard limit on every reply, in milliseconds (Puoribor: 1000, Domino: 500).
+    #[arg(long)]
+    pub time_per_reply_ms: Option<u64>,
+    /// With a per-reply limit: extra milliseconds for a bot's first reply, for its start-up.
+    #[arg(long)]
+    pub startup_ms: Option<u64>,
+}
+
+impl TimeFlags {
+    pub fn time_control(&self) -> Result<Option<TimeControl>> {
+        let ms = Duration::from_millis;
+        Ok(match *self {
+            TimeFlags {
+                time_bank_ms: None,
+                time_per_turn_ms: None,
+                time_per_reply_ms: None,
+                startup_ms: None,
+            } => None,
+            TimeFlags {
+                time_per_reply_ms: None,
+                startup_ms: Some(_),
+                ..
+            } => {
+                bail!("--startup-ms needs --time-per-reply-ms")
+            }
+            TimeFlags {
+                time_per_reply_ms: Some(limit),
+                startup_ms,
+                ..
+            } => Some(TimeControl::PerReply {
+                limit: ms(limit),
+                first_extra: ms(startup_ms.unwrap_or(0)),
+            }),
+            TimeFlags {
+                time_bank_ms,
+                time_per_turn_ms,
+                ..
+            } => Some(TimeControl::Bank {
+                initial: ms(time_bank_ms.unwrap_or(1000)),
+                increment: ms(time_per_turn_ms.unwrap_or(30)),
+            }),
+        })
+    }
 }
 
 fn parse_bots(args: &[String]) -> Result<Vec<SeatSpec>> {

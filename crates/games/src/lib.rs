@@ -10,6 +10,7 @@ pub mod playout;
 pub mod quoridor;
 
 use std::fmt;
+use std::time::Duration;
 
 /// Index of a seat in a match, `0..num_players`.
 pub type PlayerId = usize;
@@ -88,6 +89,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 }
 
+/// `text` cut to at most `max` characters, marked with `…` where it was cut: fault messages
+/// quote what a bot sent without letting a huge line through.
+pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+        None => text.into(),
+    }
+}
+
 /// What the referee does with a faulty answer (malformed, illegal, late or missing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultPolicy {
@@ -97,12 +107,59 @@ pub enum FaultPolicy {
     Forfeit,
 }
 
+/// How a bot's thinking time is limited: a game's default, which a match may override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TimeControl {
+    /// A bank that starts at `initial`, gains `increment` before every request and loses the
+    /// time each answer takes; unused time carries over. A bank at zero is a timeout (Quoridor).
+    Bank {
+        initial: Duration,
+        increment: Duration,
+    },
+    /// Every reply must come within `limit`; a bot's first reply gets `first_extra` more for
+    /// its start-up (Puoribor, Domino).
+    PerReply {
+        limit: Duration,
+        first_extra: Duration,
+    },
+}
+
 /// The text protocol a game speaks with bot programs, one message per turn.
 ///
-/// Messages are built into a caller's `String` so that a referee can reuse one buffer.
+/// Messages are built into a caller's `String` so that a referee can reuse one buffer. An empty
+/// message is not sent at all (Domino sends nothing when a match ends).
 pub trait Wire: Game {
-    /// Sent once to every player before the first turn.
-    fn start_message(&self, player: PlayerId, out: &mut String);
+    /// The time limit of the game's original contest.
+    fn time_control(&self) -> TimeControl;
+
+    /// How many start messages each player gets before the first turn.
+    fn start_rounds(&self) -> usize {
+        1
+    }
+
+    /// Start message `round` (from 0) for `player`. Round by round, each player gets its message
+    /// in turn order from the player who moves first.
+    fn start_message(&self, round: usize, player: PlayerId, out: &mut String);
+
+    /// The line a bot must answer each start message with, if any (Domino: `ok`). Such an
+    /// answer is timed like a move.
+    fn start_ack(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether `line` acknowledges a start message; by default [`Wire::start_ack`], compared
+    /// without case and surrounding whitespace.
+    fn check_ack(&self, line: &str) -> Result<(), String> {
+        match self.start_ack() {
+            Some(ack) if !line.trim().eq_ignore_ascii_case(ack) => Err(format!(
+                "expected `{ack}` to acknowledge the start message, got `{}`",
+                shorten(line, 80)
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Sent to the player on turn; the bot answers with one line.
     fn turn_message(&self, player: PlayerId, out: &mut String);
     /// Sent to a player whose match is over (Quoridor: `-1`).

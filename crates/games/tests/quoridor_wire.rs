@@ -19,8 +19,14 @@ fn text(f: impl FnOnce(&mut String)) -> String {
 #[test]
 fn the_spec_example_byte_for_byte() {
     let mut q = start(2);
-    assert_eq!(text(|o| q.start_message(1, o)), "2\n1\n9\n4 0 10\n4 8 10\n");
-    assert_eq!(text(|o| q.start_message(0, o)), "2\n0\n9\n4 0 10\n4 8 10\n");
+    assert_eq!(
+        text(|o| q.start_message(0, 1, o)),
+        "2\n1\n9\n4 0 10\n4 8 10\n"
+    );
+    assert_eq!(
+        text(|o| q.start_message(0, 0, o)),
+        "2\n0\n9\n4 0 10\n4 8 10\n"
+    );
     assert_eq!(text(|o| q.turn_message(0, o)), "1\n4 0 10\n4 8 10\n0\n\n");
     q.apply(Action::Move(Cell::new(4, 1))).unwrap();
     assert_eq!(text(|o| q.turn_message(1, o)), "2\n4 1 10\n4 8 10\n0\n\n");
@@ -55,7 +61,7 @@ fn eliminated_players_show_minus_one() {
         "7\n4 0 5\n-1 -1 3\n4 8 4\n0 4 5\n0\n\n"
     );
     assert_eq!(
-        text(|o| q.start_message(3, o)),
+        text(|o| q.start_message(0, 3, o)),
         "4\n3\n9\n4 0 5\n8 4 5\n4 8 5\n0 4 5\n"
     );
 }
@@ -259,7 +265,7 @@ fn the_client_rebuilds_every_position_of_random_matches() {
         let mut clients: Vec<_> = (0..players as usize)
             .map(|p| {
                 let mut client = Default::default();
-                let start = text(|o| game.start_message(p, o));
+                let start = text(|o| game.start_message(0, p, o));
                 assert!(
                     feed_all(&mut client, &start)
                         .iter()

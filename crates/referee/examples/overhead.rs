@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter_games::quoridor::{Action, Cell, Quoridor, Settings};
-use arbiter_games::{Game, Wire};
+use arbiter_games::{Game, TimeControl, Wire};
 use arbiter_referee::{MatchConfig, ProcessSeat, Seat, run_match};
 use arbiter_replay::ReplayWriter;
 
@@ -82,7 +82,7 @@ fn transcript(turns: u32) -> (Vec<String>, Vec<(usize, String)>) {
     let starts = (0..2)
         .map(|p| {
             let mut text = String::new();
-            game.start_message(p, &mut text);
+            game.start_message(0, p, &mut text);
             text
         })
         .collect();
@@ -149,7 +149,10 @@ fn referee(exe: &str, turns: u32, replay: bool) -> Duration {
         })
         .collect();
     let config = MatchConfig {
-        time_bank: Duration::from_secs(10),
+        time: Some(TimeControl::Bank {
+            initial: Duration::from_secs(10),
+            increment: Duration::ZERO,
+        }),
         ..MatchConfig::default()
     };
     let mut writer = ReplayWriter::new(Box::new(std::io::sink()) as Box<dyn Write + Send>);

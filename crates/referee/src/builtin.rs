@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use arbiter_games::{Robot, Wire};
 
-use crate::seat::{Discarded, Down, ExitInfo, Line, Reply, Seat, SeatKind};
+use crate::seat::{Ask, Discarded, Down, ExitInfo, Line, Reply, Seat, SeatKind};
 
 pub struct BuiltinSeat<G> {
     name: String,
@@ -40,7 +40,7 @@ impl<G: Wire> Seat<G> for BuiltinSeat<G> {
     /// process's; a robot is not interrupted at the deadline, only judged late.
     fn request(
         &mut self,
-        game: &G,
+        ask: Ask<'_, G>,
         _message: &str,
         _deadline: Instant,
         _discarded: &mut Vec<Discarded>,
@@ -48,6 +48,16 @@ impl<G: Wire> Seat<G> for BuiltinSeat<G> {
         if let Some(down) = &self.down {
             return Reply::Down(down.clone());
         }
+        let game = match ask {
+            Ask::Turn(game) => game,
+            Ask::Ack(ack) => {
+                return Reply::Answer(Line {
+                    text: ack.to_owned(),
+                    at: Instant::now(),
+                    overlong: false,
+                });
+            }
+        };
         // A robot bug must cost that robot the match, not bring the referee down.
         match catch_unwind(AssertUnwindSafe(|| self.robot.choose(game))) {
             Ok(action) => {

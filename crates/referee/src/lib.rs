@@ -19,10 +19,12 @@ use std::path::PathBuf;
 
 pub use builtin::BuiltinSeat;
 pub use process::{ProcessSeat, split_command};
-pub use runner::{BotReport, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match};
+pub use runner::{
+    BotReport, Fault, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match,
+};
 pub use seat::{
-    DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply, Seat,
-    SeatKind,
+    Ask, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply,
+    Seat, SeatKind,
 };
 pub use spec::{INFO_TXT, SeatSpec};
 

@@ -21,8 +21,8 @@ use arbiter_games::Wire;
 
 use crate::SeatError;
 use crate::seat::{
-    DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply, Seat,
-    SeatKind,
+    Ask, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply,
+    Seat, SeatKind,
 };
 
 /// Batches of lines in flight between the stdout thread and the referee. Together with the
@@ -354,7 +354,7 @@ impl<G: Wire> Seat<G> for ProcessSeat {
 
     fn request(
         &mut self,
-        _game: &G,
+        _ask: Ask<'_, G>,
         message: &str,
         deadline: Instant,
         discarded: &mut Vec<Discarded>,

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use arbiter_games::{FaultPolicy, Outcome, PlayerId, Wire};
+use arbiter_games::{FaultPolicy, Outcome, PlayerId, TimeControl, Wire};
 use arbiter_replay::{
     BotSummary, BotTick, Header, MatchResult, Message, Player, Record, ReplayError, ReplayWriter,
     Tick,
@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::seat::{DiscardReason, Discarded, Down, ExitInfo, MAX_LINE, Reply, Seat};
+use crate::seat::{Ask, DiscardReason, Discarded, Down, ExitInfo, Line, MAX_LINE, Reply, Seat};
 
 /// The error text of a turn whose answer did not come in time.
 pub const TIMEOUT_ERROR: &str = "response time limit exceeded";
@@ -25,10 +25,8 @@ const REPLAY_DISCARDED_CAP: usize = 20;
 pub struct MatchConfig {
     /// Seed of the match's random generator (actions played for faulty bots).
     pub seed: u64,
-    /// Each bot's time bank at the start.
-    pub time_bank: Duration,
-    /// Added to the bot's bank before each of its turns.
-    pub time_per_turn: Duration,
+    /// The bots' time limit; `None` plays with the game's own ([`Wire::time_control`]).
+    pub time: Option<TimeControl>,
     /// How long a bot may take to exit at the end before its process group is killed.
     pub grace: Duration,
 }
@@ -37,8 +35,7 @@ impl Default for MatchConfig {
     fn default() -> Self {
         MatchConfig {
             seed: 0,
-            time_bank: Duration::from_millis(1000),
-            time_per_turn: Duration::from_millis(30),
+            time: None,
             grace: Duration::from_millis(200),
         }
     }
@@ -52,8 +49,34 @@ pub struct MatchReport {
     pub seed: u64,
     /// One per player, in player id order.
     pub bots: Vec<BotReport>,
-    /// The player who lost by a fault, under [`FaultPolicy::Forfeit`]: it is placed last.
+    /// The player who lost by a fault, under [`FaultPolicy::Forfeit`]: it is placed last, and
+    /// the outcome's reason is the fault's ([`Fault::as_str`]).
     pub forfeit: Option<PlayerId>,
+}
+
+/// What went wrong with a bot's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// Not of the protocol's form (also a wrong acknowledgement).
+    Malformed,
+    /// Well formed, but against the rules.
+    Illegal,
+    Timeout,
+    /// Exited, crashed, closed its output, or could not be written to.
+    Crash,
+}
+
+impl Fault {
+    /// The outcome's reason when the fault loses the match.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fault::Malformed => "malformed",
+            Fault::Illegal => "illegal",
+            Fault::Timeout => "timeout",
+            Fault::Crash => "crash",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -117,7 +140,10 @@ enum Status {
 struct SeatState<G> {
     seat: Box<dyn Seat<G>>,
     status: Status,
+    /// Time left for the current request (under a per-reply limit, what is left of it).
     bank: Duration,
+    /// Replies asked of this bot so far: the first one may get extra time for start-up.
+    requests: u32,
     report: BotReport,
     /// What goes into this seat's part of the tick being played (filled only when recording).
     tick: BotTick,
@@ -131,7 +157,8 @@ struct Referee<'a, G: Wire> {
     rng: ChaCha8Rng,
     start: Instant,
     replay: Option<&'a mut ReplayWriter>,
-    forfeit: Option<PlayerId>,
+    time: TimeControl,
+    forfeit: Option<(PlayerId, Fault)>,
     /// The tick of the last tick record: the game's, or one more for a forfeited turn.
     ticks: u32,
     message: String,
@@ -146,7 +173,8 @@ impl<'a, G: Wire> Referee<'a, G> {
         config: &'a MatchConfig,
         replay: Option<&'a mut ReplayWriter>,
     ) -> Self {
-        let seats = seats
+        let time = config.time.unwrap_or_else(|| game.time_control());
+        let seats: Vec<_> = seats
             .into_iter()
             .map(|seat| SeatState {
                 report: BotReport {
@@ -159,11 +187,18 @@ impl<'a, G: Wire> Referee<'a, G> {
                 },
                 seat,
                 status: Status::Playing,
-                bank: config.time_bank,
+                bank: Duration::ZERO,
+                requests: 0,
                 tick: BotTick::default(),
                 closed: false,
             })
             .collect();
+        let mut seats = seats;
+        if let TimeControl::Bank { initial, .. } = time {
+            for state in &mut seats {
+                state.bank = initial;
+            }
+        }
         Referee {
             game,
             seats,
@@ -171,6 +206,7 @@ impl<'a, G: Wire> Referee<'a, G> {
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             start: Instant::now(),
             replay,
+            time,
             forfeit: None,
             ticks: 0,
             message: String::with_capacity(1024),
@@ -207,16 +243,7 @@ impl<'a, G: Wire> Referee<'a, G> {
             self.write(Record::Header(header))?;
         }
 
-        for p in 0..self.seats.len() {
-            self.message.clear();
-            self.game.start_message(p, &mut self.message);
-            if let Err(down) = self.send(p) {
-                self.went_down(p, down);
-            }
-        }
-        if self.game.fault_policy() == FaultPolicy::Forfeit {
-            self.forfeit = (0..self.seats.len()).find(|&p| self.seats[p].status == Status::Offline);
-        }
+        self.start()?;
         self.end_tick(None, Tick::start_action())?;
 
         while self.forfeit.is_none() {
@@ -233,7 +260,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         }
 
         let outcome = match self.forfeit {
-            Some(loser) => forfeit_outcome(self.seats.len(), loser),
+            Some((loser, fault)) => forfeit_outcome(self.seats.len(), loser, fault),
             None => self.game.outcome().ok_or(RefereeError::NoOutcome)?,
         };
         let bots: Vec<BotReport> = self.seats.iter().map(|s| s.report.clone()).collect();
@@ -260,81 +287,152 @@ impl<'a, G: Wire> Referee<'a, G> {
             ticks: self.ticks,
             seed: self.config.seed,
             bots,
-            forfeit: self.forfeit,
+            forfeit: self.forfeit.map(|(p, _)| p),
         })
+    }
+
+    /// The start messages, round by round in turn order, each acknowledged where the game
+    /// asks for it.
+    fn start(&mut self) -> Result<(), RefereeError> {
+        let players = self.seats.len();
+        let first = self.game.to_move().unwrap_or(0);
+        for round in 0..self.game.start_rounds() {
+            for p in (0..players).map(|i| (first + i) % players) {
+                if self.seats[p].status != Status::Playing || self.forfeit.is_some() {
+                    continue;
+                }
+                self.message.clear();
+                self.game.start_message(round, p, &mut self.message);
+                let fault = match self.game.start_ack() {
+                    None => self.send(p).err().map(|down| {
+                        let text = down.to_string();
+                        self.went_down(p);
+                        (Fault::Crash, text)
+                    }),
+                    Some(ack) => self
+                        .exchange(p, Some(ack))
+                        .and_then(|line| {
+                            self.game
+                                .check_ack(&line.text)
+                                .map_err(|e| (Fault::Malformed, e))
+                        })
+                        .err(),
+                };
+                if let Some((fault, text)) = fault {
+                    self.fault(p, fault, text);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a fault of `p`; under [`FaultPolicy::Forfeit`] it ends the match.
+    fn fault(&mut self, p: PlayerId, fault: Fault, text: String) {
+        let report = &mut self.seats[p].report;
+        match fault {
+            Fault::Malformed | Fault::Illegal => report.errors += 1,
+            Fault::Timeout => report.timeouts += 1,
+            Fault::Crash => report.crashed = true,
+        }
+        if self.recording() && self.seats[p].tick.error.is_none() {
+            self.seats[p].tick.error = Some(text);
+        }
+        if self.game.fault_policy() == FaultPolicy::Forfeit && self.forfeit.is_none() {
+            self.forfeit = Some((p, fault));
+        }
+    }
+
+    /// Sends `self.message` to `p` (a turn, or a start message that `ack` acknowledges) and
+    /// waits for one line under the time control. A timeout or
+    /// a crash comes back as the fault it is (the crash already handled: `p` is offline).
+    fn exchange(
+        &mut self,
+        p: PlayerId,
+        ack: Option<&'static str>,
+    ) -> Result<Line, (Fault, String)> {
+        let state = &mut self.seats[p];
+        let allowed = match self.time {
+            TimeControl::Bank { increment, .. } => {
+                state.bank += increment;
+                state.bank
+            }
+            TimeControl::PerReply { limit, first_extra } => {
+                limit
+                    + if state.requests == 0 {
+                        first_extra
+                    } else {
+                        Duration::ZERO
+                    }
+            }
+        };
+        state.requests += 1;
+        self.discarded.clear();
+        let sent_at = Instant::now();
+        let ask = match ack {
+            Some(ack) => Ask::Ack(ack),
+            None => Ask::Turn(&self.game),
+        };
+        let reply = state
+            .seat
+            .request(ask, &self.message, sent_at + allowed, &mut self.discarded);
+        let replied_at = match &reply {
+            Reply::Answer(line) => line.at,
+            _ => Instant::now(),
+        };
+        let elapsed = replied_at.saturating_duration_since(sent_at);
+        let state = &mut self.seats[p];
+        state.report.time_ms += millis(elapsed);
+        // A bank at zero is a timeout, even if the answer squeezed through the channel.
+        state.bank = match reply {
+            Reply::Timeout => Duration::ZERO,
+            _ => allowed.saturating_sub(elapsed),
+        };
+        let timed_out = state.bank.is_zero();
+        if self.recording() {
+            self.record_request(p, sent_at, elapsed, &reply);
+        }
+        match reply {
+            Reply::Answer(_) | Reply::Timeout if timed_out => {
+                Err((Fault::Timeout, TIMEOUT_ERROR.to_owned()))
+            }
+            Reply::Answer(line) => Ok(line),
+            Reply::Timeout => unreachable!("a timeout empties the bank"),
+            Reply::Down(down) => {
+                let text = down.to_string();
+                self.went_down(p);
+                Err((Fault::Crash, text))
+            }
+        }
     }
 
     /// Plays player `p`'s turn; the JSON of the action played, `None` if `p` forfeited.
     fn turn(&mut self, p: PlayerId) -> Option<Value> {
-        let mut fault: Option<String> = None;
         let mut chosen = None;
         if self.seats[p].status == Status::Playing {
-            let state = &mut self.seats[p];
-            state.bank += self.config.time_per_turn;
             self.message.clear();
             self.game.turn_message(p, &mut self.message);
-            self.discarded.clear();
-            let sent_at = Instant::now();
-            let deadline = sent_at + state.bank;
-            let reply =
-                state
-                    .seat
-                    .request(&self.game, &self.message, deadline, &mut self.discarded);
-            let replied_at = match &reply {
-                Reply::Answer(line) => line.at,
-                _ => Instant::now(),
-            };
-            let elapsed = replied_at.saturating_duration_since(sent_at);
-            let state = &mut self.seats[p];
-            state.report.time_ms += millis(elapsed);
-            state.bank = state.bank.saturating_sub(elapsed);
-            if reply == Reply::Timeout {
-                state.bank = Duration::ZERO;
-            }
-            // A bank at zero is a timeout, even if the answer squeezed through the channel.
-            let timed_out = state.bank.is_zero();
-            if self.replay.is_some() {
-                self.record_request(p, sent_at, elapsed, &reply);
-            }
-            let state = &mut self.seats[p];
-            match reply {
-                Reply::Answer(_) | Reply::Timeout if timed_out => {
-                    state.report.timeouts += 1;
-                    fault = Some(TIMEOUT_ERROR.to_owned());
+            let answer = self.exchange(p, None).and_then(|line| {
+                if line.overlong {
+                    return Err((
+                        Fault::Malformed,
+                        format!("answer line longer than {MAX_LINE} bytes"),
+                    ));
                 }
-                Reply::Answer(line) => {
-                    let parsed = if line.overlong {
-                        Err(format!("answer line longer than {MAX_LINE} bytes"))
-                    } else {
-                        self.game.parse_action(&line.text)
-                    };
-                    match parsed.and_then(|a| self.game.check(a).map(|()| a).map_err(|e| e.0)) {
-                        Ok(action) => chosen = Some(action),
-                        Err(error) => {
-                            state.report.errors += 1;
-                            fault = Some(error);
-                        }
-                    }
-                }
-                Reply::Timeout => unreachable!("a timeout empties the bank"),
-                Reply::Down(down) => {
-                    fault = Some(down.to_string());
-                    self.went_down(p, down);
-                }
+                let action = self
+                    .game
+                    .parse_action(&line.text)
+                    .map_err(|e| (Fault::Malformed, e))?;
+                self.game.check(action).map_err(|e| (Fault::Illegal, e.0))?;
+                Ok(action)
+            });
+            match answer {
+                Ok(action) => chosen = Some(action),
+                Err((fault, text)) => self.fault(p, fault, text),
             }
-        }
-
-        if let Some(error) = fault
-            && self.recording()
-        {
-            self.seats[p].tick.error = Some(error);
         }
         let action = match chosen {
             Some(action) => action,
-            None if self.game.fault_policy() == FaultPolicy::Forfeit => {
-                self.forfeit = Some(p);
-                return None;
-            }
+            None if self.forfeit.is_some() => return None,
             None => self.fault_action(),
         };
         let json = self.recording().then(|| self.game.action_json(action));
@@ -403,6 +501,9 @@ impl<'a, G: Wire> Referee<'a, G> {
 
     /// Sends `self.message` to `p`, recording it.
     fn send(&mut self, p: PlayerId) -> Result<(), Down> {
+        if self.message.is_empty() {
+            return Ok(());
+        }
         let at = Instant::now();
         let result = self.seats[p].seat.send(&self.message);
         if self.recording() {
@@ -415,13 +516,10 @@ impl<'a, G: Wire> Referee<'a, G> {
         result
     }
 
-    fn went_down(&mut self, p: PlayerId, down: Down) {
+    fn went_down(&mut self, p: PlayerId) {
         let state = &mut self.seats[p];
         state.status = Status::Offline;
         state.report.crashed = true;
-        if self.replay.is_some() && state.tick.error.is_none() {
-            state.tick.error = Some(down.to_string());
-        }
         // Nothing it does matters any more; its last stderr is still collected.
         self.close(p, Instant::now());
     }
@@ -503,7 +601,7 @@ impl<'a, G: Wire> Referee<'a, G> {
 
 /// The forfeiting player is placed last with no points; the others share first place and the
 /// point.
-fn forfeit_outcome(players: usize, loser: PlayerId) -> Outcome {
+fn forfeit_outcome(players: usize, loser: PlayerId, fault: Fault) -> Outcome {
     let winners = (players - 1).max(1) as f64;
     Outcome {
         scores: (0..players)
@@ -512,7 +610,7 @@ fn forfeit_outcome(players: usize, loser: PlayerId) -> Outcome {
         placement: (0..players)
             .map(|p| if p == loser { players as u32 } else { 1 })
             .collect(),
-        reason: "forfeit",
+        reason: fault.as_str(),
     }
 }
 

@@ -26,14 +26,14 @@ pub trait Seat<G: Wire>: Send {
     /// what the bot does not read yet is kept and sent before the next message.
     fn send(&mut self, text: &str) -> Result<(), Down>;
 
-    /// Sends `message` (the position `game`, as text) and waits until `deadline` for the one-line
-    /// answer. Robots in process read `game` and ignore the text.
+    /// Sends `message` and waits until `deadline` for the one-line answer. Robots in process
+    /// ignore the text and answer `ask` directly.
     ///
     /// Lines the bot sent that are not the answer (a late answer to an earlier request, extra
     /// lines after an answer) are appended to `discarded`, so the referee can record them.
     fn request(
         &mut self,
-        game: &G,
+        ask: Ask<'_, G>,
         message: &str,
         deadline: Instant,
         discarded: &mut Vec<Discarded>,
@@ -45,6 +45,14 @@ pub trait Seat<G: Wire>: Send {
     /// Ends the connection: lets the bot exit on its own until `deadline`, then kills whatever
     /// is left of it. Idempotent: later calls return the same information.
     fn close(&mut self, deadline: Instant) -> ExitInfo;
+}
+
+/// What a request asks, for seats that do not read the text (robots in process).
+pub enum Ask<'a, G> {
+    /// An action in this position.
+    Turn(&'a G),
+    /// This acknowledgement of a start message.
+    Ack(&'static str),
 }
 
 /// Characters of log kept per tick, as the public judge did.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use arbiter_games::Wire;
 use arbiter_games::quoridor::Quoridor;
 use arbiter_referee::{
-    BuiltinSeat, LOG_TRIMMED, ProcessSeat, Reply, Seat, SeatSpec, TIMEOUT_ERROR, run_match,
+    Ask, BuiltinSeat, LOG_TRIMMED, ProcessSeat, Reply, Seat, SeatSpec, TIMEOUT_ERROR, run_match,
 };
 use arbiter_replay::{Replay, strip_timing};
 use common::*;
@@ -143,7 +143,7 @@ fn a_bot_that_exits_early_is_offline() {
 fn a_hanging_bot_times_out_every_turn_and_is_killed_at_the_end() {
     let started = Instant::now();
     let mut config = config();
-    config.time_bank = Duration::from_millis(200);
+    config.time = Some(bank(200, 30));
     let (report, replay) = play(
         vec![walker(&[]), walker(&["--hang-turn", "1"])],
         &config,
@@ -261,8 +261,7 @@ fn a_late_answer_is_discarded_not_taken_for_the_next_one() {
     // A bank that only the turn's time fills, so that after the timeout the next turn has time
     // enough for the late line to come in, and the next answer too.
     let mut config = config();
-    config.time_bank = Duration::ZERO;
-    config.time_per_turn = Duration::from_millis(1500);
+    config.time = Some(bank(0, 1500));
     let (report, replay) = play(
         vec![
             walker(&[]),
@@ -319,7 +318,7 @@ fn a_request_to_a_full_pipe_times_out_instead_of_blocking() {
     let start = Instant::now();
     let reply = Seat::<Quoridor>::request(
         &mut seat,
-        &game,
+        Ask::Turn(&game),
         &huge,
         start + Duration::from_millis(200),
         &mut Vec::new(),
@@ -508,7 +507,7 @@ fn dropping_a_seat_kills_its_bot() {
 fn start_messages_match_the_game() {
     let game = quoridor();
     let mut text = String::new();
-    game.start_message(0, &mut text);
+    game.start_message(0, 0, &mut text);
     assert_eq!(text, "2\n0\n9\n4 0 10\n4 8 10\n");
     let _: &ProcessSeat = &walker(&[]);
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use arbiter_games::{FaultPolicy, Game, Illegal, Outcome, PlayerId, Robot, Wire};
+use arbiter_games::{FaultPolicy, Game, Illegal, Outcome, PlayerId, Robot, TimeControl, Wire};
 use arbiter_referee::{BuiltinSeat, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
 use common::{assert_group_gone, config, temp_dir};
@@ -75,7 +75,13 @@ impl Game for Pile {
 }
 
 impl Wire for Pile {
-    fn start_message(&self, player: PlayerId, out: &mut String) {
+    fn time_control(&self) -> TimeControl {
+        TimeControl::PerReply {
+            limit: std::time::Duration::from_millis(1000),
+            first_extra: std::time::Duration::from_millis(2000),
+        }
+    }
+    fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         out.push_str(&format!("{player}\n"));
     }
     fn turn_message(&self, _player: PlayerId, out: &mut String) {
@@ -170,7 +176,7 @@ fn a_malformed_answer_forfeits_the_match() {
     groups.into_iter().for_each(assert_group_gone);
 
     assert_eq!(report.forfeit, Some(1));
-    assert_eq!(report.outcome.reason, "forfeit");
+    assert_eq!(report.outcome.reason, "malformed");
     assert_eq!(report.outcome.placement, vec![1, 2]);
     assert_eq!(report.outcome.scores, vec![1.0, 0.0]);
     assert_eq!(report.bots[1].errors, 1);
@@ -187,7 +193,7 @@ fn a_malformed_answer_forfeits_the_match() {
         last.bots[1].error.as_deref(),
         Some("expected 1 or 2, got \"three\"")
     );
-    assert_eq!(replay.result.unwrap().reason, "forfeit");
+    assert_eq!(replay.result.unwrap().reason, "malformed");
     assert_eq!(replay.header.game, "pile");
 }
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::*;
-use crate::{ClientEvent, FaultPolicy, Wire, WireClient};
+use crate::{ClientEvent, FaultPolicy, TimeControl, Wire, WireClient};
 
 /// Longest piece of a bot's answer quoted back in an error text.
 const QUOTE_LIMIT: usize = 60;
@@ -32,7 +32,14 @@ impl Quoridor {
 }
 
 impl Wire for Quoridor {
-    fn start_message(&self, player: PlayerId, out: &mut String) {
+    fn time_control(&self) -> TimeControl {
+        TimeControl::Bank {
+            initial: std::time::Duration::from_millis(1000),
+            increment: std::time::Duration::from_millis(30),
+        }
+    }
+
+    fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         let s = self.settings();
         writeln!(out, "{}\n{player}\n{}", s.players, s.board).expect("writing to a String");
         for (cell, walls) in s.pawns.iter().zip(&s.walls) {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use arbiter_games::TimeControl;
 use arbiter_games::quoridor::{Quoridor, Settings};
 use arbiter_referee::{MatchConfig, MatchReport, ProcessSeat, Seat, run_match};
 use arbiter_replay::{Replay, ReplayWriter, read_replay};
@@ -42,8 +43,7 @@ pub fn shell_bot(script: &str) -> ProcessSeat {
 pub fn config() -> MatchConfig {
     MatchConfig {
         seed: 7,
-        time_bank: Duration::from_millis(2000),
-        time_per_turn: Duration::from_millis(30),
+        time: Some(bank(2000, 30)),
         grace: Duration::from_millis(100),
     }
 }
@@ -147,4 +147,12 @@ pub fn turns_of(replay: &Replay, p: usize) -> Vec<&arbiter_replay::Tick> {
         .iter()
         .filter(|t| t.player == Some(p))
         .collect()
+}
+
+/// A time bank of `initial` ms that gains `increment` ms a turn.
+pub fn bank(initial: u64, increment: u64) -> TimeControl {
+    TimeControl::Bank {
+        initial: Duration::from_millis(initial),
+        increment: Duration::from_millis(increment),
+    }
 }
