@@ -227,39 +227,36 @@ fn judge_config_writes_score_json() {
     assert!((total - 1.0).abs() < 1e-9, "{score}");
 }
 
+/// Runs `arbiter ARGS`, expects it to fail, and returns what it printed on stderr.
+fn failure(args: &[&str]) -> String {
+    let output = arbiter().args(args).output().unwrap();
+    assert!(!output.status.success(), "{args:?} succeeded");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 #[test]
 fn a_bot_that_cannot_start_is_a_clear_error() {
-    let output = arbiter()
-        .args([
-            "play",
-            "quoridor",
-            "--bot",
-            "/no/such/program",
-            "--bot",
-            "builtin:runner",
-        ])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let message = String::from_utf8_lossy(&output.stderr);
+    let message = failure(&[
+        "play",
+        "quoridor",
+        "--bot",
+        "/no/such/program",
+        "--bot",
+        "builtin:runner",
+    ]);
     assert!(message.contains("/no/such/program"), "{message}");
 }
 
 #[test]
 fn an_unknown_robot_lists_the_robots_there_are() {
-    let output = arbiter()
-        .args([
-            "play",
-            "quoridor",
-            "--bot",
-            "builtin:nobody",
-            "--bot",
-            "builtin:runner",
-        ])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let message = String::from_utf8_lossy(&output.stderr);
+    let message = failure(&[
+        "play",
+        "quoridor",
+        "--bot",
+        "builtin:nobody",
+        "--bot",
+        "builtin:runner",
+    ]);
     assert!(
         message.contains("nobody") && message.contains("blocker"),
         "{message}"
@@ -268,40 +265,46 @@ fn an_unknown_robot_lists_the_robots_there_are() {
 
 #[test]
 fn wrong_number_of_bots_is_refused() {
-    let output = arbiter()
-        .args([
-            "play",
-            "quoridor",
-            "--players",
-            "4",
-            "--bot",
-            "builtin:runner",
-            "--bot",
-            "builtin:runner",
-        ])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("4 players"));
+    let message = failure(&[
+        "play",
+        "quoridor",
+        "--players",
+        "4",
+        "--bot",
+        "builtin:runner",
+        "--bot",
+        "builtin:runner",
+    ]);
+    assert!(message.contains("4 players"), "{message}");
 }
 
 #[test]
 fn an_even_board_is_refused() {
-    let output = arbiter()
-        .args([
-            "play",
-            "quoridor",
-            "--board",
-            "8",
-            "--bot",
-            "builtin:runner",
-            "--bot",
-            "builtin:runner",
-        ])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("board"));
+    let message = failure(&[
+        "play",
+        "quoridor",
+        "--board",
+        "8",
+        "--bot",
+        "builtin:runner",
+        "--bot",
+        "builtin:runner",
+    ]);
+    assert!(message.contains("board"), "{message}");
+}
+
+#[test]
+fn a_player_folder_without_info_txt_is_a_clear_error() {
+    let dir = temp_dir("no-info");
+    let message = failure(&[
+        "play",
+        "quoridor",
+        "--bot",
+        dir.to_str().unwrap(),
+        "--bot",
+        "builtin:runner",
+    ]);
+    assert!(message.contains("info.txt"), "{message}");
 }
 
 #[test]

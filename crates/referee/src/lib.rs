@@ -41,14 +41,15 @@ pub enum SeatError {
     UnknownRobot { name: String },
     #[error("`builtin:{name}` is a robot, not a program to start")]
     NotAProcess { name: String },
-    #[error("cannot read {path}: {source}")]
-    InfoTxt { path: PathBuf, source: io::Error },
+    // The OS error is part of the message, not a `source`: a chain would print it twice.
+    #[error("cannot read {path}: {error}")]
+    InfoTxt { path: PathBuf, error: io::Error },
     #[error("{path}: expected three lines (alias, full name, command), found {found}")]
     ShortInfoTxt { path: PathBuf, found: usize },
     #[error("{path}: the {what} line is empty")]
     EmptyInfoLine { path: PathBuf, what: &'static str },
     #[error("cannot start `{program}`: program not found")]
     NotFound { program: String },
-    #[error("cannot start `{program}`: {source}")]
-    CannotStart { program: String, source: io::Error },
+    #[error("cannot start `{program}`: {error}")]
+    CannotStart { program: String, error: io::Error },
 }

@@ -98,7 +98,7 @@ impl ProcessSeat {
                 match dir {
                     Some(dir) if !dir.is_dir() => SeatError::CannotStart {
                         program: program.clone(),
-                        source: io::Error::new(
+                        error: io::Error::new(
                             io::ErrorKind::NotFound,
                             format!("no folder {}", dir.display()),
                         ),
@@ -110,7 +110,7 @@ impl ProcessSeat {
             } else {
                 SeatError::CannotStart {
                     program: program.clone(),
-                    source,
+                    error: source,
                 }
             }
         };

@@ -59,9 +59,9 @@ impl SeatSpec {
     /// Reads a player folder's `info.txt`.
     pub fn folder(dir: &Path) -> Result<SeatSpec, SeatError> {
         let path = dir.join(INFO_TXT);
-        let text = std::fs::read_to_string(&path).map_err(|source| SeatError::InfoTxt {
+        let text = std::fs::read_to_string(&path).map_err(|error| SeatError::InfoTxt {
             path: path.clone(),
-            source,
+            error,
         })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let lines: Vec<&str> = text.lines().map(str::trim).collect();
