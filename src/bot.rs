@@ -42,6 +42,10 @@ fn serve<G: WireClient + Robots>(name: &str, seed: u64) -> Result<()> {
         match event {
             ClientEvent::Pending => {}
             ClientEvent::End => return Ok(()),
+            ClientEvent::Acknowledge(ack) => {
+                writeln!(stdout, "{ack}")?;
+                stdout.flush()?;
+            }
             ClientEvent::YourTurn(game) => {
                 let action = robot.choose(&game);
                 answer.clear();
@@ -49,6 +53,7 @@ fn serve<G: WireClient + Robots>(name: &str, seed: u64) -> Result<()> {
                 answer.push('\n');
                 stdout.write_all(answer.as_bytes())?;
                 stdout.flush()?;
+                G::client_played(&mut client, action);
             }
         }
     }

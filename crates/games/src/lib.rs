@@ -5,6 +5,7 @@
 //! benchmarks all drive games through the [`Game`] trait, and talk to bot programs through the
 //! game's [`Wire`] codec.
 
+pub mod domino;
 pub mod perft;
 pub mod playout;
 pub mod quoridor;
@@ -125,6 +126,17 @@ pub enum TimeControl {
     },
 }
 
+/// What the referee does with the lines a bot sends beyond the one line that answers a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExtraLines {
+    /// They are dropped and noted in the replay: an answer is one line (Quoridor).
+    #[default]
+    Discard,
+    /// They are kept and read as the answers to the next requests, as a judge that reads one
+    /// line per request does (Domino).
+    NextReply,
+}
+
 /// The text protocol a game speaks with bot programs, one message per turn.
 ///
 /// Messages are built into a caller's `String` so that a referee can reuse one buffer. An empty
@@ -170,6 +182,10 @@ pub trait Wire: Game {
     fn format_action(&self, action: Self::Action, out: &mut String);
     /// What the referee does when a bot's answer is faulty.
     fn fault_policy(&self) -> FaultPolicy;
+    /// What the referee does with lines beyond an answer.
+    fn extra_lines(&self) -> ExtraLines {
+        ExtraLines::Discard
+    }
     /// The action played for a faulty bot under [`FaultPolicy::PlayForBot`].
     fn fault_action(&self, rng: &mut dyn rand::RngCore) -> Option<Self::Action>;
     /// The position as JSON, for replays and the viewer (pawns, walls, distances, ...).
@@ -195,6 +211,8 @@ pub enum ClientEvent<G> {
     YourTurn(G),
     /// The match is over for this bot; it must exit.
     End,
+    /// The bot must answer this line now (it acknowledges a start message) and read on.
+    Acknowledge(&'static str),
 }
 
 /// The bot side of a game's protocol: rebuilds positions from the referee's messages, so that a
@@ -204,4 +222,7 @@ pub trait WireClient: Wire {
     type Client: Default + Send;
     /// Feeds one line (without its line end) received from the referee.
     fn client_feed(client: &mut Self::Client, line: &str) -> Result<ClientEvent<Self>, String>;
+    /// Tells the client which action the bot answered with, for protocols that do not send a
+    /// bot its own moves back (Domino sends only the opponent's).
+    fn client_played(_client: &mut Self::Client, _action: Self::Action) {}
 }
