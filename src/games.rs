@@ -28,7 +28,8 @@ pub(crate) use dispatch;
 
 /// Settings flags shared by the commands that start a game; each game reads those it has and
 /// refuses the others.
-#[derive(Args, Clone, Debug, Default)]
+#[derive(Args, Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct GameFlags {
     /// Number of players (Quoridor: 2 or 4).
     #[arg(long)]

@@ -6,6 +6,7 @@ mod games;
 mod judge_config;
 mod perft;
 mod play;
+mod tournament;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Measure engine speed: uniformly random playouts per second and plies per second.
     Bench(bench::BenchArgs),
+    /// Run tournaments between player folders and robots; show standings and matches.
+    Tournament(tournament::TournamentArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Command::Bot(args) => bot::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Tournament(args) => tournament::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -65,7 +65,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
 
 /// A seed for a match the user did not seed: printed with the result, so the match can be
 /// played again exactly.
-fn fresh_seed() -> u64 {
+pub fn fresh_seed() -> u64 {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
@@ -170,7 +170,10 @@ pub fn play<G: Wire + Robots>(
             .wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let seat = spec
             .open(|name| G::robot(name, robot_seed))
-            .with_context(|| format!("cannot start player {index} ({})", describe(spec)))?;
+            .with_context(|| CannotStart {
+                index,
+                who: describe(spec),
+            })?;
         seats.push(seat);
     }
     let mut writer = match replay {
@@ -185,6 +188,20 @@ pub fn play<G: Wire + Robots>(
         writer.finish().context("finishing the replay")?;
     }
     Ok(report)
+}
+
+/// Which player of a match could not be started (the context of the error [`play`] returns), so
+/// that a tournament can score it against that player.
+#[derive(Debug)]
+pub struct CannotStart {
+    pub index: usize,
+    pub who: String,
+}
+
+impl std::fmt::Display for CannotStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot start player {} ({})", self.index, self.who)
+    }
 }
 
 fn describe(spec: &SeatSpec) -> String {

@@ -1,0 +1,421 @@
+//! The worker pool: `jobs` matches at once, each on its own thread (the referee is
+//! synchronous), with one coordinator that claims matches from the store and commits every
+//! result before the worker that played it gets its next match.
+
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use arbiter_referee::{MatchReport, SeatSpec};
+
+use crate::plan::{next_swiss_round, playing, swiss_round_size};
+use crate::players::Player;
+use crate::schedule::Format;
+use crate::standings::{compute, rating_rows};
+use crate::store::{MatchResult, MatchRow, MatchState, RatingRow, SeatFaults, Store, Tournament};
+use crate::{TournamentError, replays};
+
+/// What plays the matches of a tournament: the command line implements it for each game.
+pub trait Arena: Sync {
+    /// Players a match of the game has.
+    fn players_per_match(&self) -> usize;
+
+    /// Plays one match between `seats` (in seat order) seeded `seed`, writing its replay.
+    fn play(
+        &self,
+        seats: &[SeatSpec],
+        seed: u64,
+        replay: &Path,
+    ) -> Result<MatchReport, PlayFailure>;
+
+    /// Plays a match between `seat` and the game's simplest robots in the other seats, with
+    /// `seat` first, for the compliance check.
+    fn check(&self, seat: &SeatSpec, replay: &Path) -> Result<MatchReport, PlayFailure>;
+}
+
+/// Why a match was not played.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlayFailure {
+    /// A seat's program could not be started: the player's fault, scored as a forfeit.
+    CannotStart { seat: usize, reason: String },
+    /// Arbiter or the machine failed (a referee error, a replay that could not be written): the
+    /// match is tried again and never scored against a bot.
+    Arbiter(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub jobs: usize,
+    /// Where the replays go; the file of match `id` is `m{id}.jsonl.gz` there.
+    pub replays: PathBuf,
+    /// How many times a match that fails because of Arbiter or the machine is tried.
+    pub max_attempts: u32,
+}
+
+/// What the coordinator reports as it goes.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Matches over (done or failed) and in all, at the start and after every match.
+    Progress {
+        done: usize,
+        total: usize,
+    },
+    Played(&'a MatchRow),
+    /// A failure of Arbiter or the machine; the match is queued again unless it `failed`.
+    Trouble {
+        id: i64,
+        error: &'a str,
+        failed: bool,
+    },
+    /// A Swiss round was paired.
+    Paired {
+        round: u32,
+    },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    pub played: usize,
+    pub failed: usize,
+    pub requeued: u64,
+}
+
+struct Played {
+    report: MatchReport,
+    turns: Vec<u32>,
+}
+
+struct Job {
+    id: i64,
+    seats: Vec<SeatSpec>,
+    seed: u64,
+    replay: PathBuf,
+}
+
+/// Plays every match of the tournament that is not over, until none is left.
+pub fn run(
+    store: &Store,
+    t: &Tournament,
+    arena: &dyn Arena,
+    options: &RunOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<RunSummary, TournamentError> {
+    let players = store.players(t.id)?;
+    let specs: HashMap<String, SeatSpec> = playing(&players)
+        .into_iter()
+        .map(|p| Ok((p.id.clone(), p.spec()?)))
+        .collect::<Result<_, TournamentError>>()?;
+    std::fs::create_dir_all(&options.replays).map_err(|source| TournamentError::Io {
+        what: format!("creating the replays folder {}", options.replays.display()),
+        source,
+    })?;
+    let mut summary = RunSummary {
+        requeued: store.requeue_running(t.id)?,
+        ..RunSummary::default()
+    };
+    let mut coordinator = Coordinator {
+        store,
+        t,
+        players: &players,
+        specs,
+        options,
+        rows: store
+            .matches(t.id)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect(),
+        byes: store.byes(t.id)?,
+    };
+    let jobs = options.jobs.max(1);
+    std::thread::scope(|scope| {
+        let (result_tx, result_rx) = mpsc::channel::<(usize, i64, Result<Played, PlayFailure>)>();
+        let mut workers = Vec::with_capacity(jobs);
+        for w in 0..jobs {
+            let (job_tx, job_rx) = mpsc::channel::<Job>();
+            let result_tx = result_tx.clone();
+            workers.push(job_tx);
+            scope.spawn(move || {
+                for job in job_rx {
+                    // A panic in a match is Arbiter's bug, not the bots' fault: retried.
+                    let outcome = catch_unwind(AssertUnwindSafe(|| {
+                        let report = arena.play(&job.seats, job.seed, &job.replay)?;
+                        // A replay that cannot be read back was not written: Arbiter's trouble.
+                        let turns = replays::turns(&job.replay, job.seats.len())
+                            .map_err(PlayFailure::Arbiter)?;
+                        Ok(Played { report, turns })
+                    }))
+                    .unwrap_or_else(|panic| {
+                        let message = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "unknown panic".into());
+                        Err(PlayFailure::Arbiter(format!(
+                            "the match panicked: {message}"
+                        )))
+                    });
+                    if result_tx.send((w, job.id, outcome)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(result_tx);
+        let mut idle: Vec<usize> = (0..jobs).rev().collect();
+        let mut busy = 0;
+        on_event(coordinator.progress());
+        loop {
+            while let Some(&w) = idle.last() {
+                let Some(job) = coordinator.claim()? else {
+                    break;
+                };
+                idle.pop();
+                workers[w]
+                    .send(job)
+                    .expect("workers live while the coordinator does");
+                busy += 1;
+            }
+            if busy == 0 {
+                let matches: Vec<MatchRow> = coordinator.rows.values().cloned().collect();
+                match next_swiss_round(store, t, &players, &matches)? {
+                    Some(round) => {
+                        coordinator.rows = store
+                            .matches(t.id)?
+                            .into_iter()
+                            .map(|m| (m.id, m))
+                            .collect();
+                        coordinator.byes = store.byes(t.id)?;
+                        on_event(Event::Paired { round });
+                        on_event(coordinator.progress());
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            let (w, id, outcome) = result_rx.recv().expect("a busy worker answers");
+            busy -= 1;
+            coordinator.commit(id, outcome, &mut summary, on_event)?;
+            on_event(coordinator.progress());
+            idle.push(w);
+        }
+        Ok::<(), TournamentError>(())
+    })?;
+    if coordinator
+        .rows
+        .values()
+        .all(|m| matches!(m.state, MatchState::Done | MatchState::Failed))
+    {
+        store.mark_finished(t.id)?;
+    }
+    Ok(summary)
+}
+
+struct Coordinator<'a> {
+    store: &'a Store,
+    t: &'a Tournament,
+    players: &'a [Player],
+    specs: HashMap<String, SeatSpec>,
+    options: &'a RunOptions,
+    rows: BTreeMap<i64, MatchRow>,
+    byes: Vec<(u32, String)>,
+}
+
+impl Coordinator<'_> {
+    fn progress(&self) -> Event<'static> {
+        let over = |m: &&MatchRow| matches!(m.state, MatchState::Done | MatchState::Failed);
+        let done = self.rows.values().filter(over).count();
+        let mut total = self.rows.len();
+        if self.t.format == Format::Swiss {
+            let paired = self
+                .rows
+                .values()
+                .map(|m| m.round)
+                .chain(self.byes.iter().map(|b| b.0))
+                .max()
+                .unwrap_or(0);
+            let players = playing(self.players).len();
+            total += self.t.rounds.saturating_sub(paired) as usize * swiss_round_size(players);
+        }
+        Event::Progress { done, total }
+    }
+
+    fn claim(&mut self) -> Result<Option<Job>, TournamentError> {
+        let Some(row) = self.store.claim_next(self.t.id)? else {
+            return Ok(None);
+        };
+        let seats = row
+            .seats
+            .iter()
+            .map(|id| {
+                self.specs
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| TournamentError::Player {
+                        id: id.clone(),
+                        message: "is scheduled but does not play (its status changed?)".into(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let job = Job {
+            id: row.id,
+            seats,
+            seed: row.seed,
+            replay: self
+                .options
+                .replays
+                .join(format!("m{:05}.jsonl.gz", row.id)),
+        };
+        self.rows.insert(row.id, row);
+        Ok(Some(job))
+    }
+
+    fn commit(
+        &mut self,
+        id: i64,
+        outcome: Result<Played, PlayFailure>,
+        summary: &mut RunSummary,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), TournamentError> {
+        let complete_before = self.complete_rounds();
+        let row = self
+            .rows
+            .get(&id)
+            .expect("a claimed match is known")
+            .clone();
+        let result = match outcome {
+            Ok(played) => {
+                let replay = self.options.replays.join(format!("m{id:05}.jsonl.gz"));
+                Some(result_of(&row, &played, &replay))
+            }
+            Err(PlayFailure::CannotStart { seat, reason }) => Some(forfeit(&row, seat, reason)),
+            Err(PlayFailure::Arbiter(error)) => {
+                let failed =
+                    self.store
+                        .record_failure(self.t.id, id, &error, self.options.max_attempts)?;
+                let row = self.rows.get_mut(&id).expect("known");
+                row.attempts += 1;
+                row.error = Some(error.clone());
+                row.state = if failed {
+                    summary.failed += 1;
+                    MatchState::Failed
+                } else {
+                    MatchState::Queued
+                };
+                on_event(Event::Trouble {
+                    id,
+                    error: &error,
+                    failed,
+                });
+                if failed {
+                    let snapshots = self.snapshots(complete_before);
+                    for (round, rows) in &snapshots {
+                        self.store.save_ratings(self.t.id, *round, rows)?;
+                    }
+                }
+                return Ok(());
+            }
+        };
+        let result = result.expect("set above");
+        {
+            let row = self.rows.get_mut(&id).expect("known");
+            row.state = MatchState::Done;
+            row.result = Some(result.clone());
+        }
+        let snapshots = self.snapshots(complete_before);
+        self.store.finish(self.t.id, id, &result, &snapshots)?;
+        summary.played += 1;
+        on_event(Event::Played(&self.rows[&id]));
+        Ok(())
+    }
+
+    /// The rounds over so far: every match of every round up to it is done or failed.
+    fn complete_rounds(&self) -> u32 {
+        let first_open = self
+            .rows
+            .values()
+            .filter(|m| !matches!(m.state, MatchState::Done | MatchState::Failed))
+            .map(|m| m.round)
+            .min();
+        let last = self.rows.values().map(|m| m.round).max().unwrap_or(0);
+        match first_open {
+            Some(open) => open - 1,
+            None => last,
+        }
+    }
+
+    /// The ratings of the rounds that the last result completed.
+    fn snapshots(&self, complete_before: u32) -> Vec<(u32, Vec<RatingRow>)> {
+        let complete = self.complete_rounds();
+        (complete_before + 1..=complete)
+            .map(|round| {
+                let matches: Vec<MatchRow> = self
+                    .rows
+                    .values()
+                    .filter(|m| m.round <= round)
+                    .cloned()
+                    .collect();
+                let byes: Vec<(u32, String)> =
+                    self.byes.iter().filter(|b| b.0 <= round).cloned().collect();
+                let table = compute(self.players, &matches, &byes, self.t.players_per_match);
+                (round, rating_rows(&table))
+            })
+            .collect()
+    }
+}
+
+fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> MatchResult {
+    let report = &played.report;
+    let faults = report
+        .bots
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.errors + b.timeouts > 0 || b.crashed)
+        .map(|(seat, b)| SeatFaults {
+            seat,
+            player: row.seats[seat].clone(),
+            errors: b.errors,
+            timeouts: b.timeouts,
+            crashed: b.crashed,
+            note: None,
+        })
+        .collect();
+    MatchResult {
+        scores: report.outcome.scores.clone(),
+        placement: report.outcome.placement.clone(),
+        reason: report.outcome.reason.to_owned(),
+        faults,
+        replay: Some(replay.to_string_lossy().into_owned()),
+        ticks: report.ticks,
+        time_ms: report.bots.iter().map(|b| b.time_ms).collect(),
+        turns: played.turns.clone(),
+    }
+}
+
+/// A match whose seat `seat` could not be started: that player is last with nothing, the others
+/// share first place, as when a bot forfeits.
+fn forfeit(row: &MatchRow, seat: usize, reason: String) -> MatchResult {
+    let n = row.seats.len();
+    let share = 1.0 / (n - 1).max(1) as f64;
+    MatchResult {
+        scores: (0..n)
+            .map(|s| if s == seat { 0.0 } else { share })
+            .collect(),
+        placement: (0..n)
+            .map(|s| if s == seat { n as u32 } else { 1 })
+            .collect(),
+        reason: "cannot_start".into(),
+        faults: vec![SeatFaults {
+            seat,
+            player: row.seats[seat].clone(),
+            errors: 0,
+            timeouts: 0,
+            crashed: true,
+            note: Some(reason),
+        }],
+        replay: None,
+        ticks: 0,
+        time_ms: vec![0.0; n],
+        turns: vec![0; n],
+    }
+}
