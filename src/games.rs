@@ -11,6 +11,7 @@ use clap::{Args, ValueEnum};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GameName {
     Quoridor,
+    Puoribor,
 }
 
 /// Runs `$body` with `$G` standing for the game type named by `$name`.
@@ -19,6 +20,10 @@ macro_rules! dispatch {
         match $name {
             $crate::games::GameName::Quoridor => {
                 type $G = arbiter_games::quoridor::Quoridor;
+                $body
+            }
+            $crate::games::GameName::Puoribor => {
+                type $G = arbiter_games::puoribor::Puoribor;
                 $body
             }
         }
@@ -85,6 +90,25 @@ fn quoridor_settings(flags: &GameFlags) -> Result<Settings> {
     }
     settings.validate()?;
     Ok(settings)
+}
+
+/// Puoribor is played as its original environment fixes it (9×9, ten walls each, player 0
+/// first); only the draw limit can be changed.
+impl CliGame for arbiter_games::puoribor::Puoribor {
+    fn from_flags(flags: &GameFlags) -> Result<Self> {
+        let name = "puoribor (9×9, 2 players, 10 walls each, player 0 first)";
+        refuse_flag(name, "players", &flags.players.filter(|&p| p != 2))?;
+        refuse_flag(name, "board", &flags.board.filter(|&b| b != 9))?;
+        refuse_flag(name, "walls", &flags.walls.filter(|&w| w != 10))?;
+        refuse_flag(name, "start-player", &flags.start_player.filter(|&s| s != 0))?;
+        let max_ticks = flags
+            .max_ticks
+            .unwrap_or(arbiter_games::puoribor::DEFAULT_MAX_TICKS);
+        if max_ticks == 0 {
+            bail!("--max-ticks must be at least 1");
+        }
+        Ok(arbiter_games::puoribor::Puoribor::with_max_ticks(max_ticks))
+    }
 }
 
 /// Refuses a flag a game does not have, rather than ignoring it silently.
