@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 pub enum GameName {
     Quoridor,
     Puoribor,
+    Domino,
 }
 
 /// Runs `$body` with `$G` standing for the game type named by `$name`.
@@ -24,6 +25,10 @@ macro_rules! dispatch {
             }
             $crate::games::GameName::Puoribor => {
                 type $G = arbiter_games::puoribor::Puoribor;
+                $body
+            }
+            $crate::games::GameName::Domino => {
+                type $G = arbiter_games::domino::Domino;
                 $body
             }
         }
@@ -51,6 +56,20 @@ pub struct GameFlags {
     /// The player who moves first.
     #[arg(long)]
     pub start_player: Option<u8>,
+    /// Seed of a drawn board (Domino: the size, unless --board gives it, and the obstacles).
+    /// `arbiter play` uses the match seed when it is not given.
+    #[arg(long)]
+    pub board_seed: Option<u64>,
+    /// Domino: the obstacles, as `{x;y},{x;y},...` (`-` for none), instead of drawn ones.
+    #[arg(long, requires = "board", allow_hyphen_values = true)]
+    pub obstacles: Option<String>,
+    /// Domino: send each obstacle as `{y;x}`, as the Java judge did (for bots written for it).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub legacy_obstacle_order: bool,
+    /// Domino: the token that starts the match, `START` (Java judge) or `start` (C# judge).
+    #[arg(long, value_parser = ["START", "start"])]
+    pub start_token: Option<String>,
 }
 
 /// What the command line needs of a game beyond its rules.
@@ -108,6 +127,46 @@ impl CliGame for arbiter_games::puoribor::Puoribor {
             bail!("--max-ticks must be at least 1");
         }
         Ok(arbiter_games::puoribor::Puoribor::with_max_ticks(max_ticks))
+    }
+}
+
+/// Domino: the board from --board, --obstacles and --board-seed (a board drawn as the original
+/// judge drew them when only the seed is given; seed 0 when none is).
+impl CliGame for arbiter_games::domino::Domino {
+    fn from_flags(flags: &GameFlags) -> Result<Self> {
+        use arbiter_games::domino::{Domino, Settings, StartToken, parse_obstacles};
+        let name = "domino (2 players, player 0 first)";
+        refuse_flag(name, "players", &flags.players.filter(|&p| p != 2))?;
+        refuse_flag(name, "walls", &flags.walls)?;
+        refuse_flag(name, "max-ticks", &flags.max_ticks)?;
+        refuse_flag(
+            name,
+            "start-player",
+            &flags.start_player.filter(|&s| s != 0),
+        )?;
+        let seed = flags.board_seed.unwrap_or(0);
+        let mut settings = match (flags.board, &flags.obstacles) {
+            (Some(size), Some(list)) => {
+                let list = if list.trim() == "-" { "" } else { list };
+                let cells = parse_obstacles(list).map_err(anyhow::Error::msg)?;
+                Settings::custom(size, &cells)?
+            }
+            (Some(size), None) => Settings::seeded(size, seed)?,
+            (None, _) => Settings::generated(seed),
+        };
+        settings.legacy_obstacle_order = flags.legacy_obstacle_order;
+        if let Some(token) = &flags.start_token {
+            settings.start_token = StartToken::parse(token)
+                .ok_or_else(|| anyhow::anyhow!("--start-token must be START or start"))?;
+        }
+        Ok(Domino::new(settings)?)
+    }
+
+    fn bench_start(flags: &GameFlags) -> Result<Self> {
+        let mut flags = flags.clone();
+        // The size of the original judge's example; --board 51 measures the largest board.
+        flags.board.get_or_insert(15);
+        Self::from_flags(&flags)
     }
 }
 

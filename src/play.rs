@@ -54,8 +54,11 @@ pub fn run(args: PlayArgs) -> Result<()> {
         return play_judge_config(path, &args.score, &config, &args);
     }
     let name = args.game.expect("clap requires a game without --config");
+    // A drawn board follows the match seed, so that --seed alone plays a match again exactly.
+    let mut flags = args.flags.clone();
+    flags.board_seed.get_or_insert(seed);
     dispatch!(name, G => {
-        let game = G::from_flags(&args.flags)?;
+        let game = G::from_flags(&flags)?;
         let specs = parse_bots(&args.bots)?;
         let report = play(game, &specs, &config, args.replay.as_ref())?;
         print_report::<G>(&report, &args);
@@ -212,6 +215,22 @@ fn describe(spec: &SeatSpec) -> String {
     }
 }
 
+/// Whether the match was won by knockout, as the Domino judge's leaderboard counts them: the
+/// loser timed out.
+fn knockout(report: &MatchReport) -> bool {
+    report.forfeit.is_some() && report.outcome.reason == arbiter_referee::Fault::Timeout.as_str()
+}
+
+/// The player placed first alone, if one is.
+fn sole_winner(report: &MatchReport) -> Option<usize> {
+    let placement = &report.outcome.placement;
+    let mut first = (0..placement.len()).filter(|&p| placement[p] == 1);
+    match (first.next(), first.next()) {
+        (Some(p), None) => Some(p),
+        _ => None,
+    }
+}
+
 fn print_report<G: Wire>(report: &MatchReport, args: &PlayArgs) {
     if args.json {
         let bots: Vec<_> = report
@@ -228,6 +247,7 @@ fn print_report<G: Wire>(report: &MatchReport, args: &PlayArgs) {
             "reason": report.outcome.reason,
             "scores": report.outcome.scores,
             "placement": report.outcome.placement,
+            "knockout": knockout(report),
             "bots": bots,
         });
         println!("{json}");
@@ -240,6 +260,17 @@ fn print_report<G: Wire>(report: &MatchReport, args: &PlayArgs) {
         report.outcome.reason.replace('_', " "),
         report.ticks
     );
+    if let Some(winner) = sole_winner(report) {
+        let how = if knockout(report) {
+            ", by knockout (the opponent timed out)"
+        } else {
+            ""
+        };
+        println!(
+            "  winner: {} (player {winner}){how}",
+            report.bots[winner].name
+        );
+    }
     let mut order: Vec<usize> = (0..report.bots.len()).collect();
     order.sort_by_key(|&p| (report.outcome.placement[p], p));
     let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);

@@ -1,6 +1,7 @@
 //! Built-in robots: players that run in process (fast tournaments, empty seats on a server) and,
 //! through `arbiter bot GAME NAME`, as processes speaking the game's wire protocol.
 
+pub mod domino;
 pub mod puoribor;
 pub mod quoridor;
 

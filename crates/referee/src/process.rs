@@ -8,6 +8,7 @@
 //! The bot runs in a process group of its own, which the referee kills as a whole when the
 //! seat closes: a bot cannot leave a child behind, whatever it does.
 
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
@@ -17,7 +18,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_games::Wire;
+use arbiter_games::{ExtraLines, Wire};
 
 use crate::SeatError;
 use crate::seat::{
@@ -57,6 +58,10 @@ pub struct ProcessSeat {
     log: Arc<LogShared>,
     /// Answers owed from requests that timed out: the next lines are late answers, not answers.
     owed: usize,
+    extra_lines: ExtraLines,
+    /// Lines sent beyond an answer, waiting to answer the next requests
+    /// ([`ExtraLines::NextReply`]).
+    queued: VecDeque<Line>,
     exited: Option<ExitInfo>,
     stdout_closed: bool,
     down: Option<Down>,
@@ -156,6 +161,8 @@ impl ProcessSeat {
             events,
             log,
             owed: 0,
+            extra_lines: ExtraLines::Discard,
+            queued: VecDeque::new(),
             exited: None,
             stdout_closed: false,
             down: None,
@@ -224,7 +231,9 @@ impl ProcessSeat {
     /// Sorts lines in the order the bot sent them: each is the answer to the oldest request not
     /// yet answered. While timed-out requests are owed an answer, a line is a late answer;
     /// otherwise it answers the request sent at `sent_at`, if it was read after that request
-    /// went out (a line read earlier cannot answer it); any other line is extra.
+    /// went out (a line read earlier cannot answer it); any other line is extra. Under
+    /// [`ExtraLines::NextReply`] no line is extra: the first line not owed is the answer, and
+    /// the others wait for the next requests.
     fn sort_batch(
         &mut self,
         batch: Vec<Line>,
@@ -233,6 +242,13 @@ impl ProcessSeat {
     ) -> Option<Line> {
         let mut answer = None;
         for line in batch {
+            if self.extra_lines == ExtraLines::NextReply && self.owed == 0 {
+                match sent_at.take() {
+                    Some(_) => answer = Some(line),
+                    None => self.queued.push_back(line),
+                }
+                continue;
+            }
             let why = if self.owed > 0 {
                 self.owed -= 1;
                 DiscardReason::Late
@@ -370,6 +386,12 @@ impl<G: Wire> Seat<G> for ProcessSeat {
                 }
             }
         }
+        if let Some(line) = self.queued.pop_front() {
+            // Answered before it was asked: the request still goes out, as the bot reads on.
+            self.pending.extend_from_slice(message.as_bytes());
+            let _ = self.flush_pending(None);
+            return Reply::Answer(line);
+        }
         if let Some(down) = self.check_down(discarded) {
             return Reply::Down(down);
         }
@@ -413,6 +435,10 @@ impl<G: Wire> Seat<G> for ProcessSeat {
             }
         }
         Reply::Down(self.check_down(discarded).expect("the bot is gone"))
+    }
+
+    fn set_extra_lines(&mut self, policy: ExtraLines) {
+        self.extra_lines = policy;
     }
 
     fn take_log(&mut self) -> String {
@@ -759,6 +785,25 @@ mod tests {
         let answer = seat.sort_batch(vec![line("stale", before)], Some(sent), &mut discarded);
         assert!(answer.is_none());
         assert_eq!(reasons(&discarded), [("stale", DiscardReason::Extra)]);
+    }
+
+    #[test]
+    fn under_next_reply_extra_lines_wait_for_the_next_requests() {
+        let mut seat = sleeper();
+        seat.extra_lines = ExtraLines::NextReply;
+        let before = Instant::now();
+        let sent = before + Duration::from_millis(1);
+        let mut discarded = Vec::new();
+        let batch = vec![line("a", before), line("b", sent), line("c", sent)];
+        let answer = seat.sort_batch(batch, Some(sent), &mut discarded);
+        assert_eq!(
+            answer.unwrap().text,
+            "a",
+            "the next line, whenever it was read"
+        );
+        assert!(discarded.is_empty());
+        let queued: Vec<&str> = seat.queued.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(queued, ["b", "c"]);
     }
 
     #[test]

@@ -194,6 +194,10 @@ impl<'a, G: Wire> Referee<'a, G> {
             })
             .collect();
         let mut seats = seats;
+        let extra_lines = game.extra_lines();
+        for state in &mut seats {
+            state.seat.set_extra_lines(extra_lines);
+        }
         if let TimeControl::Bank { initial, .. } = time {
             for state in &mut seats {
                 state.bank = initial;

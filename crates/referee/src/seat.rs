@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Instant;
 
-use arbiter_games::Wire;
+use arbiter_games::{ExtraLines, Wire};
 use serde::Serialize;
 
 pub use arbiter_replay::PlayerKind as SeatKind;
@@ -38,6 +38,10 @@ pub trait Seat<G: Wire>: Send {
         deadline: Instant,
         discarded: &mut Vec<Discarded>,
     ) -> Reply;
+
+    /// What to do with the lines a bot sends beyond an answer, as its game says
+    /// ([`Wire::extra_lines`]). Seats whose answers are never more than one line ignore it.
+    fn set_extra_lines(&mut self, _policy: ExtraLines) {}
 
     /// What the bot wrote to its log (stderr) since the last call, capped (see [`LOG_CAP`]).
     fn take_log(&mut self) -> String;
@@ -93,7 +97,7 @@ pub struct Discarded {
 pub enum DiscardReason {
     /// The answer to a request that had already timed out.
     Late,
-    /// A line after the answer (or sent unasked).
+    /// A line after the answer (or sent unasked), under [`ExtraLines::Discard`].
     Extra,
 }
 
