@@ -9,6 +9,7 @@
 //! report, never errors: [`RefereeError`] is for the referee's own failures.
 
 mod builtin;
+mod folders;
 mod process;
 mod runner;
 mod seat;
@@ -18,6 +19,9 @@ use std::io;
 use std::path::PathBuf;
 
 pub use builtin::BuiltinSeat;
+pub use folders::{
+    FolderPlayer, PlayersFolder, is_album_number, judge_player, read_players_folder,
+};
 pub use process::{ProcessSeat, split_command};
 pub use runner::{
     BotReport, Fault, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match,
@@ -48,6 +52,13 @@ pub enum SeatError {
     ShortInfoTxt { path: PathBuf, found: usize },
     #[error("{path}: the {what} line is empty")]
     EmptyInfoLine { path: PathBuf, what: &'static str },
+    #[error(
+        "{path}: the second line must be a first and a last name, letters only (as `Jan \
+         Kowalski`), got `{line}`"
+    )]
+    BadFullName { path: PathBuf, line: String },
+    #[error("cannot list the players folder {dir}: {source}")]
+    PlayersFolder { dir: PathBuf, source: io::Error },
     #[error("cannot start `{program}`: program not found")]
     NotFound { program: String },
     #[error("cannot start `{program}`: {error}")]
