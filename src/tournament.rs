@@ -29,7 +29,7 @@ pub struct TournamentArgs {
 #[derive(Subcommand)]
 enum TournamentCommand {
     /// Start a tournament between the player folders of a folder (and robots) and play it.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Go on with a tournament that was stopped (killed, power cut, Ctrl-C).
     Resume(ResumeArgs),
     /// Print the standings (and the cross-table of a 2-player game).
@@ -153,7 +153,7 @@ struct MatchesArgs {
 pub fn run(args: TournamentArgs) -> Result<()> {
     match args.command {
         TournamentCommand::Run(args) => {
-            dispatch!(args.game, G => run_new::<G>(args))
+            dispatch!(args.game, G => run_new::<G>(*args))
         }
         TournamentCommand::Resume(args) => resume(args),
         TournamentCommand::Standings(args) => print_standings(args),
@@ -340,8 +340,11 @@ fn run_new<G: CliGame>(args: RunArgs) -> Result<()> {
         created: now_ms(),
         finished: None,
     };
-    let (matches, _bye) = initial_matches(&t, &players, challenger.as_deref())?;
-    t.id = store.create(&t, &players, &matches)?;
+    let (matches, bye) = initial_matches(&t, &players, challenger.as_deref())?;
+    let bye = bye
+        .as_ref()
+        .map(|(round, player)| (*round, player.as_str()));
+    t.id = store.create(&t, &players, &matches, bye)?;
     eprintln!(
         "tournament {} in {}: {} players, {}, {} round(s), seed {seed}",
         t.id,

@@ -337,10 +337,20 @@ fn csv_field(text: &str) -> String {
 /// The table for a terminal.
 pub fn to_text(table: &Table) -> String {
     let mut out = String::new();
-    let width = table
+    let names: Vec<String> = table
         .rows
         .iter()
-        .map(|r| r.alias.chars().count().max(r.player.chars().count()))
+        .map(|r| {
+            if r.alias == r.player {
+                r.alias.clone()
+            } else {
+                format!("{} ({})", r.alias, r.player)
+            }
+        })
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(6)
         .max(6);
@@ -362,15 +372,10 @@ pub fn to_text(table: &Table) -> String {
         "ms/move",
     );
     for (i, r) in table.rows.iter().enumerate() {
-        let name = if r.alias == r.player {
-            r.alias.clone()
-        } else {
-            format!("{} ({})", r.alias, r.player)
-        };
-        let name_width = width.max(name.chars().count());
+        let name = &names[i];
         let _ = writeln!(
             out,
-            "{:>4}  {:<name_width$}  {:>5} {:>7} {:>5} {:>5} {:>5} {:>8.1} {:>6} {:>6} {:>6} {:>9}",
+            "{:>4}  {:<width$}  {:>5} {:>7} {:>5} {:>5} {:>5} {:>8.1} {:>6} {:>6} {:>6} {:>9}",
             i + 1,
             name,
             r.games,

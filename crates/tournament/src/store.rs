@@ -219,6 +219,7 @@ impl Store {
         t: &Tournament,
         players: &[Player],
         matches: &[NewMatch],
+        bye: Option<(u32, &str)>,
     ) -> Result<i64, TournamentError> {
         self.block(async {
             let mut tx = self.pool.begin().await?;
@@ -257,6 +258,9 @@ impl Store {
                 .await?;
             }
             insert_matches(&mut tx, id, matches).await?;
+            if let Some((round, player)) = bye {
+                insert_bye(&mut tx, id, round, player).await?;
+            }
             tx.commit().await?;
             Ok(id)
         })
@@ -273,12 +277,7 @@ impl Store {
             let mut tx = self.pool.begin().await?;
             insert_matches(&mut tx, tournament, matches).await?;
             if let Some((round, player)) = bye {
-                sqlx::query("INSERT INTO byes (tournament_id, round, player) VALUES ($1, $2, $3)")
-                    .bind(tournament)
-                    .bind(i64::from(round))
-                    .bind(player)
-                    .execute(&mut *tx)
-                    .await?;
+                insert_bye(&mut tx, tournament, round, player).await?;
             }
             tx.commit().await
         })
@@ -576,6 +575,21 @@ async fn insert_matches(
         .await?;
     }
     Ok(())
+}
+
+async fn insert_bye(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tournament: i64,
+    round: u32,
+    player: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO byes (tournament_id, round, player) VALUES ($1, $2, $3)")
+        .bind(tournament)
+        .bind(i64::from(round))
+        .bind(player)
+        .execute(&mut **tx)
+        .await
+        .map(|_| ())
 }
 
 async fn save_ratings(
