@@ -6,6 +6,7 @@ mod games;
 mod judge_config;
 mod perft;
 mod play;
+mod serve;
 mod tournament;
 
 use std::process::ExitCode;
@@ -35,6 +36,12 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run tournaments between player folders and robots; show standings and matches.
     Tournament(tournament::TournamentArgs),
+    /// Serve the web viewer: tournaments of a store, replays of a folder, matches played live.
+    Serve(serve::ServeArgs),
+    /// Serve one replay in the web viewer and print its URL.
+    View(serve::ViewArgs),
+    /// Write one HTML file that plays a replay offline.
+    Export(serve::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +52,9 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Tournament(args) => tournament::run(args),
+        Command::Serve(args) => serve::serve(args),
+        Command::View(args) => serve::view(args),
+        Command::Export(args) => serve::export(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,123 @@
+//! The one error type of the handlers. What reaches the browser is a short JSON object a person
+//! can act on (`{"error": "...", "kind": "..."}`); paths, SQL and I/O details of the server's
+//! own failures go to its stderr only.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use arbiter_replay::ReplayError;
+use arbiter_tournament::TournamentError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    /// A replay from a newer Arbiter: the message says which version and what to do.
+    #[error("{0}")]
+    TooNew(String),
+    /// A replay that is not one (or is damaged); the message names the line.
+    #[error("{0}")]
+    BadReplay(String),
+    /// Anything else: the details are logged, the response only says it failed.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl AppError {
+    fn status_and_kind(&self) -> (StatusCode, &'static str) {
+        match self {
+            AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            AppError::TooNew(_) => (StatusCode::UNPROCESSABLE_ENTITY, "too_new"),
+            AppError::BadReplay(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_replay"),
+            AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+
+    /// The message shown to the user: everything but an internal error's details.
+    pub fn public_message(&self) -> String {
+        match self {
+            AppError::Internal(_) => {
+                "the server failed to answer this request (its log says why)".to_owned()
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// The `kind` field of the response.
+    pub fn kind(&self) -> &'static str {
+        self.status_and_kind().1
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let (status, kind) = self.status_and_kind();
+        if let AppError::Internal(details) = &self {
+            eprintln!("arbiter serve: {details}");
+        }
+        let body = json!({"error": self.public_message(), "kind": kind});
+        (status, Json(body)).into_response()
+    }
+}
+
+impl From<ReplayError> for AppError {
+    fn from(error: ReplayError) -> AppError {
+        match error {
+            ReplayError::TooNew { .. } => AppError::TooNew(error.to_string()),
+            ReplayError::Malformed { .. } | ReplayError::Empty => {
+                AppError::BadReplay(error.to_string())
+            }
+            ReplayError::Open { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                AppError::NotFound("there is no such replay".to_owned())
+            }
+            other => AppError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<TournamentError> for AppError {
+    fn from(error: TournamentError) -> AppError {
+        match error {
+            TournamentError::NoTournament(id) => {
+                AppError::NotFound(format!("there is no tournament {id}"))
+            }
+            other => AppError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<tokio::task::JoinError> for AppError {
+    fn from(error: tokio::task::JoinError) -> AppError {
+        AppError::Internal(format!("a background task failed: {error}"))
+    }
+}
+
+pub type AppResult<T> = Result<T, AppError>;
+
+impl From<crate::tail::TailError> for AppError {
+    fn from(error: crate::tail::TailError) -> AppError {
+        use crate::tail::TailError;
+        match error {
+            TailError::Open { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                AppError::NotFound("there is no such replay".to_owned())
+            }
+            TailError::Read { source, .. }
+                if matches!(
+                    source.kind(),
+                    std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput
+                ) =>
+            {
+                AppError::BadReplay(format!("the replay file is damaged ({source})"))
+            }
+            TailError::NotText { line, .. } => {
+                AppError::BadReplay(format!("replay line {line}: not UTF-8 text"))
+            }
+            other => AppError::Internal(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! Arbiter's HTTP server: the replay viewer, the tournament pages, live matches, and the JSON
+//! API they are built on.
+//!
+//! [`app`] is the whole server as an axum `Router`, so tests call it without a socket; [`serve`]
+//! runs it on an address. The pages are static files from `viewer/`, embedded in the binary;
+//! everything they show comes from `/api/`:
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /api/info` | what this server shows: `{"store": bool, "replays": "dir"\|"file"\|"none"}` |
+//! | `GET /api/replays` | the replay files, newest first, summed up |
+//! | `GET /api/replay?id=ID` | one replay: `{header, ticks, result, complete, lines}` |
+//! | `GET /api/replay/stream?id=ID&from=N` | its lines after the first `N`, live (server-sent events) |
+//! | `GET /api/live` | matches being played now |
+//! | `GET /api/tournaments` | the tournaments of the store |
+//! | `GET /api/tournaments/{t}` | one, with standings, cross-table, players, match counts |
+//! | `GET /api/tournaments/{t}/standings` | standings and cross-table |
+//! | `GET /api/tournaments/{t}/players` | its players |
+//! | `GET /api/tournaments/{t}/players/{p}` | a player's standing, faults and slowest answers |
+//! | `GET /api/tournaments/{t}/matches?player=&result=&faults=&state=` | matches, filtered |
+//! | `GET /api/tournaments/{t}/matches/{m}` | one match |
+//! | `GET /api/tournaments/{t}/matches/{m}/replay` | its replay, as `/api/replay` |
+//! | `GET /api/tournaments/{t}/matches/{m}/replay/stream?from=N` | followed live |
+//! | `GET /api/tournaments/{t}/ratings` | ratings after each round |
+
+mod assets;
+mod error;
+pub mod export;
+mod live;
+pub mod replays;
+mod tail;
+mod tournaments;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use arbiter_tournament::Store;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+pub use error::AppError;
+use error::AppResult;
+use replays::ReplayFiles;
+pub use replays::{Loaded, ReplaySource, load};
+use tournaments::MatchFilter;
+
+/// A replay file still growing and changed this recently counts as a match being played.
+const LIVE_WITHIN: Duration = Duration::from_secs(120);
+
+/// What the server shows: replay files, and the tournaments of a store.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+struct Inner {
+    replays: ReplayFiles,
+    store: Option<Mutex<Store>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The store owns a runtime, which may not be dropped on an async thread (where the
+        // last handle to the state usually goes); a plain thread may.
+        if let Some(store) = self.store.take() {
+            let _ = std::thread::spawn(move || drop(store)).join();
+        }
+    }
+}
+
+impl AppState {
+    pub fn new(replays: ReplaySource, store: Option<Store>) -> AppState {
+        AppState(Arc::new(Inner {
+            replays: ReplayFiles::new(replays),
+            store: store.map(Mutex::new),
+        }))
+    }
+
+    /// Runs `f` on the store, on a blocking thread.
+    async fn with_store<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Store) -> AppResult<T> + Send + 'static,
+    ) -> AppResult<T> {
+        let state = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let store = state.0.store.as_ref().ok_or_else(|| {
+                AppError::NotFound(
+                    "this server has no tournament store (start it with --db)".to_owned(),
+                )
+            })?;
+            let store = store.lock().unwrap_or_else(|e| e.into_inner());
+            f(&store)
+        })
+        .await?
+    }
+}
+
+/// The whole server: pages and API.
+pub fn app(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/info", get(info))
+        .route("/replays", get(replay_list))
+        .route("/replay", get(replay))
+        .route("/replay/stream", get(replay_stream))
+        .route("/live", get(live))
+        .route("/tournaments", get(tournament_list))
+        .route("/tournaments/{t}", get(tournament))
+        .route("/tournaments/{t}/standings", get(standings))
+        .route("/tournaments/{t}/players", get(players))
+        .route("/tournaments/{t}/players/{p}", get(player))
+        .route("/tournaments/{t}/matches", get(matches))
+        .route("/tournaments/{t}/matches/{m}", get(one_match))
+        .route("/tournaments/{t}/matches/{m}/replay", get(match_replay))
+        .route(
+            "/tournaments/{t}/matches/{m}/replay/stream",
+            get(match_replay_stream),
+        )
+        .route("/tournaments/{t}/ratings", get(ratings))
+        .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
+    Router::new()
+        .nest("/api", api)
+        .fallback(assets::serve)
+        .with_state(state)
+}
+
+/// Serves [`app`] on `addr` until the process ends; `ready` is told the address bound (the
+/// port chosen, for port 0).
+pub fn serve(
+    addr: SocketAddr,
+    state: AppState,
+    ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        ready(listener.local_addr()?);
+        axum::serve(listener, app(state)).await
+    });
+    // Followers of live replays may still be polling on blocking threads: do not wait for them.
+    runtime.shutdown_background();
+    result
+}
+
+async fn info(State(state): State<AppState>) -> Json<Value> {
+    let replays = match state.0.replays.source() {
+        ReplaySource::Dir(_) => "dir",
+        ReplaySource::File(_) => "file",
+        ReplaySource::None => "none",
+    };
+    Json(json!({
+        "store": state.0.store.is_some(),
+        "replays": replays,
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+async fn replay_list(State(state): State<AppState>) -> AppResult<Json<Value>> {
+    let list = tokio::task::spawn_blocking(move || state.0.replays.list()).await?;
+    Ok(Json(json!(list)))
+}
+
+#[derive(Deserialize)]
+struct ReplayQuery {
+    id: Option<String>,
+    from: Option<usize>,
+}
+
+impl ReplayQuery {
+    fn id(&self) -> AppResult<&str> {
+        self.id
+            .as_deref()
+            .ok_or_else(|| AppError::BadRequest("say which replay: ?id=…".to_owned()))
+    }
+}
+
+/// Reads a replay on a blocking thread and answers it as JSON.
+async fn replay_response(path: PathBuf) -> AppResult<Response> {
+    let body = tokio::task::spawn_blocking(move || -> AppResult<Vec<u8>> {
+        let loaded = replays::load(&path)?;
+        serde_json::to_vec(&loaded.body())
+            .map_err(|e| AppError::Internal(format!("encoding a replay: {e}")))
+    })
+    .await??;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+async fn replay(
+    State(state): State<AppState>,
+    Query(query): Query<ReplayQuery>,
+) -> AppResult<Response> {
+    let path = state.0.replays.resolve(query.id()?)?;
+    replay_response(path).await
+}
+
+/// Where a follower starts: after the last event it saw (a reconnection) or after `from`.
+fn resume_from(headers: &HeaderMap, from: Option<usize>) -> usize {
+    headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .or(from)
+        .unwrap_or(0)
+}
+
+async fn replay_stream(
+    State(state): State<AppState>,
+    Query(query): Query<ReplayQuery>,
+    headers: HeaderMap,
+) -> AppResult<Response> {
+    let path = state.0.replays.resolve(query.id()?)?;
+    Ok(live::follow(path, resume_from(&headers, query.from)).into_response())
+}
+
+async fn live(State(state): State<AppState>) -> AppResult<Json<Value>> {
+    let mut out = Vec::new();
+    if state.0.store.is_some() {
+        for m in state.with_store(tournaments::running).await? {
+            out.push(json!({"kind": "match", "match": m}));
+        }
+    }
+    let files = {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || state.0.replays.list()).await?
+    };
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    for file in files {
+        let recent = now - file.modified < LIVE_WITHIN.as_millis() as i64;
+        // Tournament replays are listed above, by match.
+        if !file.complete && file.problem.is_none() && recent && !is_tournament_match(&file.id) {
+            out.push(json!({"kind": "file", "replay": file}));
+        }
+    }
+    Ok(Json(Value::Array(out)))
+}
+
+/// Whether a file id is one the tournament worker pool writes (`t1/m00007.jsonl.gz`).
+fn is_tournament_match(id: &str) -> bool {
+    let name = id.rsplit('/').next().unwrap_or(id);
+    name.strip_prefix('m')
+        .and_then(|rest| rest.strip_suffix(".jsonl.gz"))
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+async fn tournament_list(State(state): State<AppState>) -> AppResult<Json<Value>> {
+    if state.0.store.is_none() {
+        return Ok(Json(json!([])));
+    }
+    Ok(Json(state.with_store(tournaments::list).await?))
+}
+
+async fn tournament(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+    Ok(Json(
+        state
+            .with_store(move |s| tournaments::overview(s, t))
+            .await?,
+    ))
+}
+
+async fn standings(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+    Ok(Json(
+        state
+            .with_store(move |s| tournaments::standings(s, t))
+            .await?,
+    ))
+}
+
+async fn players(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+    Ok(Json(
+        state
+            .with_store(move |s| tournaments::players(s, t))
+            .await?,
+    ))
+}
+
+async fn player(
+    State(state): State<AppState>,
+    Path((t, p)): Path<(i64, String)>,
+) -> AppResult<Json<Value>> {
+    Ok(Json(
+        state
+            .with_store(move |s| tournaments::player(s, t, &p))
+            .await?,
+    ))
+}
+
+async fn matches(
+    State(state): State<AppState>,
+    Path(t): Path<i64>,
+    Query(filter): Query<MatchFilter>,
+) -> AppResult<Json<Value>> {
+    Ok(Json(
+        state
+            .with_store(move |s| tournaments::matches(s, t, &filter))
+            .await?,
+    ))
+}
+
+async fn one_match(
+    State(state): State<AppState>,
+    Path((t, m)): Path<(i64, i64)>,
+) -> AppResult<Json<Value>> {
+    Ok(Json(
+        state
+            .with_store(move |s| tournaments::one_match(s, t, m))
+            .await?,
+    ))
+}
+
+async fn match_replay(
+    State(state): State<AppState>,
+    Path((t, m)): Path<(i64, i64)>,
+) -> AppResult<Response> {
+    let path = state
+        .with_store(move |s| tournaments::match_replay(s, t, m))
+        .await?;
+    replay_response(path).await
+}
+
+async fn match_replay_stream(
+    State(state): State<AppState>,
+    Path((t, m)): Path<(i64, i64)>,
+    Query(query): Query<ReplayQuery>,
+    headers: HeaderMap,
+) -> AppResult<Response> {
+    let path = state
+        .with_store(move |s| tournaments::match_replay(s, t, m))
+        .await?;
+    Ok(live::follow(path, resume_from(&headers, query.from)).into_response())
+}
+
+async fn ratings(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+    Ok(Json(
+        state
+            .with_store(move |s| tournaments::ratings(s, t))
+            .await?,
+    ))
+}

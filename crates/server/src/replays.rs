@@ -1,0 +1,281 @@
+//! Replay files: which ones the server shows, how an id names one, and reading one whole or
+//! summed up.
+//!
+//! An id is a file's path relative to the replays folder, with `/` between folders; only
+//! `.jsonl` and `.jsonl.gz` files inside the folder can be named, whatever the id says.
+
+use std::collections::HashMap;
+use std::io::Cursor;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use arbiter_replay::{Header, MatchResult, Record, Replay, ReplayReader, Tick};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AppError, AppResult};
+use crate::tail::Tail;
+
+/// Where the replays shown come from.
+#[derive(Clone, Debug)]
+pub enum ReplaySource {
+    /// Every replay under a folder (a tournament's, or one `arbiter play --replay` writes to).
+    Dir(PathBuf),
+    /// One file (`arbiter view`): its id is its file name.
+    File(PathBuf),
+    /// None: only the tournaments' replays, by match.
+    None,
+}
+
+/// How deep the listing looks into sub-folders (a tournament keeps its replays in `t1/`, …).
+const MAX_DEPTH: usize = 3;
+
+/// What the replay list shows of a file, without reading every tick.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplaySummary {
+    pub id: String,
+    pub game: Option<String>,
+    pub players: Vec<String>,
+    /// Tick records so far.
+    pub ticks: usize,
+    /// Whether the file ends with its result: false while the match is being played (or if it
+    /// was cut short).
+    pub complete: bool,
+    pub reason: Option<String>,
+    pub placement: Option<Vec<u32>>,
+    /// Faults of all bots together (malformed and illegal answers, timeouts, crashes).
+    pub faults: u32,
+    pub size: u64,
+    /// Last change, Unix milliseconds.
+    pub modified: i64,
+    /// Why the file cannot be shown (a newer format, damage), if it cannot.
+    pub problem: Option<String>,
+}
+
+pub struct ReplayFiles {
+    source: ReplaySource,
+    /// Summaries by file, valid while its size and modification time stay the same.
+    cache: Mutex<HashMap<PathBuf, (u64, SystemTime, ReplaySummary)>>,
+}
+
+impl ReplayFiles {
+    pub fn new(source: ReplaySource) -> ReplayFiles {
+        ReplayFiles {
+            source,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn source(&self) -> &ReplaySource {
+        &self.source
+    }
+
+    /// Every replay, the most recently changed first.
+    pub fn list(&self) -> Vec<ReplaySummary> {
+        let files = match &self.source {
+            ReplaySource::Dir(dir) => {
+                let mut files = Vec::new();
+                collect(dir, dir, 0, &mut files);
+                files
+            }
+            ReplaySource::File(path) => vec![(file_name(path), path.clone())],
+            ReplaySource::None => Vec::new(),
+        };
+        let mut list: Vec<ReplaySummary> = files
+            .into_iter()
+            .filter_map(|(id, path)| self.summary(id, &path))
+            .collect();
+        list.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.id.cmp(&b.id)));
+        list
+    }
+
+    fn summary(&self, id: String, path: &Path) -> Option<ReplaySummary> {
+        let meta = std::fs::metadata(path).ok()?;
+        let modified = meta.modified().unwrap_or(UNIX_EPOCH);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((size, time, summary)) = cache.get(path)
+            && *size == meta.len()
+            && *time == modified
+        {
+            return Some(summary.clone());
+        }
+        let summary = summarize(id, path, meta.len(), modified);
+        cache.insert(path.to_owned(), (meta.len(), modified, summary.clone()));
+        Some(summary)
+    }
+
+    /// The file an id names.
+    pub fn resolve(&self, id: &str) -> AppResult<PathBuf> {
+        let not_found = || AppError::NotFound(format!("there is no replay {id:?}"));
+        match &self.source {
+            ReplaySource::File(path) if id == file_name(path) => Ok(path.clone()),
+            ReplaySource::Dir(dir) => {
+                let relative = Path::new(id);
+                let plain = relative
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_)));
+                if !plain || !is_replay_name(id) {
+                    return Err(not_found());
+                }
+                let path = dir.join(relative);
+                // A symbolic link may not lead out of the folder.
+                let real = path.canonicalize().map_err(|_| not_found())?;
+                let root = dir.canonicalize().map_err(|_| not_found())?;
+                if real.starts_with(root) && real.is_file() {
+                    Ok(path)
+                } else {
+                    Err(not_found())
+                }
+            }
+            _ => Err(not_found()),
+        }
+    }
+}
+
+fn is_replay_name(name: &str) -> bool {
+    name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn collect(root: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() && depth < MAX_DEPTH {
+            collect(root, &path, depth + 1, out);
+        } else if kind.is_file() && is_replay_name(&file_name(&path)) {
+            let Ok(relative) = path.strip_prefix(root) else {
+                continue;
+            };
+            let id = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push((id, path));
+        }
+    }
+}
+
+/// Just enough of a record to tell a result from a tick without parsing the tick.
+#[derive(Deserialize)]
+struct RecordType {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+fn summarize(id: String, path: &Path, size: u64, modified: SystemTime) -> ReplaySummary {
+    let mut summary = ReplaySummary {
+        id,
+        game: None,
+        players: Vec::new(),
+        ticks: 0,
+        complete: false,
+        reason: None,
+        placement: None,
+        faults: 0,
+        size,
+        modified: modified
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64),
+        problem: None,
+    };
+    let lines = match Tail::open(path).and_then(|mut tail| tail.poll()) {
+        Ok(lines) => lines,
+        Err(e) => {
+            summary.problem = Some(AppError::from(e).public_message());
+            return summary;
+        }
+    };
+    let Some(first) = lines.first() else {
+        summary.problem = Some("the replay is empty".to_owned());
+        return summary;
+    };
+    match ReplayReader::new(first.as_bytes()) {
+        Ok(reader) => {
+            let header = reader.header();
+            summary.game = Some(header.game.clone());
+            summary.players = header.players.iter().map(|p| p.name.clone()).collect();
+        }
+        Err(e) => {
+            summary.problem = Some(AppError::from(e).public_message());
+            return summary;
+        }
+    }
+    for line in &lines[1..] {
+        match serde_json::from_str::<RecordType>(line) {
+            Ok(r) if r.kind == "tick" => summary.ticks += 1,
+            Ok(r) if r.kind == "result" => {
+                if let Ok(Record::Result(result)) = serde_json::from_str(line) {
+                    summary.complete = true;
+                    summary.reason = Some(result.reason);
+                    summary.placement = Some(result.placement);
+                    summary.faults = result
+                        .bots
+                        .iter()
+                        .map(|b| b.errors + b.timeouts + u32::from(b.crashed))
+                        .sum();
+                }
+            }
+            _ => {}
+        }
+    }
+    summary
+}
+
+/// A replay read as far as it has been written.
+#[derive(Debug)]
+pub struct Loaded {
+    pub replay: Replay,
+    /// Lines read: a live stream goes on after this one.
+    pub lines: usize,
+}
+
+/// What `/api/replay` answers.
+#[derive(Serialize)]
+pub struct ReplayBody<'a> {
+    pub header: &'a Header,
+    pub ticks: &'a [Tick],
+    pub result: Option<&'a MatchResult>,
+    /// Whether the result is in: if not, the stream goes on from `lines`.
+    pub complete: bool,
+    pub lines: usize,
+}
+
+impl Loaded {
+    pub fn body(&self) -> ReplayBody<'_> {
+        ReplayBody {
+            header: &self.replay.header,
+            ticks: &self.replay.ticks,
+            result: self.replay.result.as_ref(),
+            complete: self.replay.result.is_some(),
+            lines: self.lines,
+        }
+    }
+}
+
+/// Reads every complete line of a replay (which may still be written) with the replay crate's
+/// reader, so that its version check and its tolerance of newer minor versions apply.
+pub fn load(path: &Path) -> AppResult<Loaded> {
+    let mut tail = Tail::open(path)?;
+    let lines = tail.poll()?;
+    let count = lines.len();
+    let mut text = lines.join("\n");
+    text.push('\n');
+    let reader = ReplayReader::new(Cursor::new(text))?;
+    let replay = Replay::from_reader(reader)?;
+    Ok(Loaded {
+        replay,
+        lines: count,
+    })
+}

@@ -1,0 +1,121 @@
+//! `arbiter serve`, `arbiter view` and `arbiter export`: the web viewer from the command line.
+//! The server is the `arbiter-server` crate's; this module reads flags and opens what it shows.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use arbiter_server::{AppState, ReplaySource};
+use arbiter_tournament::Store;
+use clap::Args;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The tournament store (a SQLite file or a postgres:// URL): its tournaments, standings
+    /// and matches are shown.
+    #[arg(long)]
+    db: Option<String>,
+    /// A folder of replays to list and play (default: the replays folder next to a SQLite
+    /// store, if there is one).
+    #[arg(long)]
+    replays: Option<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+}
+
+#[derive(Args)]
+pub struct ViewArgs {
+    /// The replay (.jsonl or .jsonl.gz); one still being written is followed live.
+    replay: PathBuf,
+    /// The address to listen on (port 0: any free port).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    addr: SocketAddr,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The replay (.jsonl or .jsonl.gz).
+    replay: PathBuf,
+    /// The HTML file to write.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+pub fn serve(args: ServeArgs) -> Result<()> {
+    if args.db.is_none() && args.replays.is_none() {
+        bail!("say what to show: --db STORE, --replays DIR, or both");
+    }
+    let store = match &args.db {
+        Some(db) => Some(Store::open(db).with_context(|| format!("--db {db}"))?),
+        None => None,
+    };
+    let replays = match &args.replays {
+        Some(dir) if dir.is_dir() => ReplaySource::Dir(dir.clone()),
+        Some(dir) => bail!("--replays {}: not a folder", dir.display()),
+        None => match store.as_ref().and_then(|s| s.file()).map(default_replays) {
+            Some(dir) if dir.is_dir() => ReplaySource::Dir(dir),
+            _ => ReplaySource::None,
+        },
+    };
+    run(args.addr, AppState::new(replays, store), "")
+}
+
+/// Where `arbiter tournament run` puts the replays of a SQLite store by default.
+fn default_replays(db: &Path) -> PathBuf {
+    let stem = db
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "tournament".into());
+    db.with_file_name(format!("{stem}-replays"))
+}
+
+pub fn view(args: ViewArgs) -> Result<()> {
+    if !args.replay.is_file() {
+        bail!("{}: no such replay file", args.replay.display());
+    }
+    let name = args
+        .replay
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let page = format!("replay.html?id={}", encode_query(&name));
+    run(
+        args.addr,
+        AppState::new(ReplaySource::File(args.replay), None),
+        &page,
+    )
+}
+
+pub fn export(args: ExportArgs) -> Result<()> {
+    let loaded = arbiter_server::load(&args.replay)
+        .map_err(|e| anyhow::anyhow!("{}: {}", args.replay.display(), e.public_message()))?;
+    std::fs::write(&args.output, arbiter_server::export::page(&loaded))
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    println!("wrote {}", args.output.display());
+    Ok(())
+}
+
+/// Serves until the process is stopped, printing the URL of `page` once listening.
+fn run(addr: SocketAddr, state: AppState, page: &str) -> Result<()> {
+    arbiter_server::serve(addr, state, |bound| {
+        println!("http://{bound}/{page}");
+        // Scripts read the URL from a pipe, which would otherwise hold it back.
+        let _ = std::io::stdout().flush();
+    })
+    .with_context(|| format!("serving on {addr}"))
+}
+
+/// Percent-encodes a query value (everything but unreserved characters).
+fn encode_query(value: &str) -> String {
+    let mut out = String::new();
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,137 @@
+// A square board of cells separated by grooves, as Quoridor-like games are drawn: where each
+// cell and groove is, the grid itself, coordinate labels and goal edges.
+
+import { s } from "../dom.js";
+
+export class GrooveGeometry {
+  constructor(size, { cell = 40, gap = 9, margin = 30 } = {}) {
+    this.size = size;
+    this.cell = cell;
+    this.gap = gap;
+    this.margin = margin;
+    this.board = size * cell + (size + 1) * gap;
+    this.width = this.board + 2 * margin;
+    this.height = this.width;
+  }
+
+  /** Left edge of column x. */
+  x(x) {
+    return this.margin + this.gap + x * (this.cell + this.gap);
+  }
+
+  /** Top edge of row y. */
+  y(y) {
+    return this.margin + this.gap + y * (this.cell + this.gap);
+  }
+
+  /** Centre of cell (x, y); fractional coordinates land between cells. */
+  center(x, y) {
+    return [this.x(x) + this.cell / 2, this.y(y) + this.cell / 2];
+  }
+
+  get cellSize() {
+    return this.cell;
+  }
+
+  /**
+   * The groove rectangle of a wall anchored at cell (x, y) — the cell nearest (0, 0) it
+   * touches — that is `length` cells long: horizontal walls lie under row y, vertical ones
+   * right of column x.
+   */
+  wall(x, y, vertical, length = 2) {
+    const span = length * this.cell + (length - 1) * this.gap;
+    if (vertical) {
+      return { x: this.x(x) + this.cell, y: this.y(y), w: this.gap, h: span };
+    }
+    return { x: this.x(x), y: this.y(y) + this.cell, w: span, h: this.gap };
+  }
+
+  /** The point where four cells meet, below and right of cell (x, y). */
+  corner(x, y) {
+    return [this.x(x) + this.cell + this.gap / 2, this.y(y) + this.cell + this.gap / 2];
+  }
+}
+
+/** The board background, cells and coordinate labels. */
+export function drawGrid(geom) {
+  const group = s("g", { class: "grid" });
+  const m = geom.margin;
+  group.append(s("rect", { class: "board", x: m, y: m, width: geom.board, height: geom.board, rx: 6 }));
+  for (let y = 0; y < geom.size; y++) {
+    for (let x = 0; x < geom.size; x++) {
+      group.append(
+        s("rect", { class: "cell", x: geom.x(x), y: geom.y(y), width: geom.cell, height: geom.cell, rx: 3 }),
+      );
+    }
+  }
+  for (let i = 0; i < geom.size; i++) {
+    const [cx, cy] = geom.center(i, i);
+    group.append(s("text", { class: "coord", x: cx, y: m - 10, "text-anchor": "middle" }, i));
+    group.append(s("text", { class: "coord", x: m - 10, y: cy + 4, "text-anchor": "middle" }, i));
+  }
+  return group;
+}
+
+/** The side of the board a pawn starting at (x, y) must reach. */
+export function goalSide(x, y, size) {
+  if (y === 0) return "bottom";
+  if (y === size - 1) return "top";
+  if (x === 0) return "right";
+  if (x === size - 1) return "left";
+  return null;
+}
+
+/** A strip along the edge a player must reach, in its colour. */
+export function goalStrip(geom, side, color, title) {
+  const m = geom.margin;
+  const t = 5;
+  const along = geom.board - 12;
+  const rects = {
+    top: { x: m + 6, y: m - t - 2, width: along, height: t },
+    bottom: { x: m + 6, y: m + geom.board + 2, width: along, height: t },
+    left: { x: m - t - 2, y: m + 6, width: t, height: along },
+    right: { x: m + geom.board + 2, y: m + 6, width: t, height: along },
+  };
+  const rect = rects[side];
+  if (!rect) return null;
+  return s("rect", { class: "goal", ...rect, rx: 2, fill: color }, s("title", {}, title));
+}
+
+/** A pawn: a disc in the player's colour with its number. */
+export function drawPawn(geom, x, y, color, label, extraClass = "") {
+  const [cx, cy] = geom.center(x, y);
+  const r = geom.cell * 0.36;
+  return s(
+    "g",
+    { class: `pawn ${extraClass}` },
+    s("circle", { cx, cy, r, fill: color }),
+    s("text", { x: cx, y: cy + 5, "text-anchor": "middle" }, label),
+  );
+}
+
+/** The outline of where a pawn was before this tick's move. */
+export function drawPawnTrail(geom, from, to, color) {
+  const [fx, fy] = geom.center(from[0], from[1]);
+  const [tx, ty] = geom.center(to[0], to[1]);
+  const r = geom.cell * 0.36;
+  return s(
+    "g",
+    { class: "trail" },
+    s("line", { x1: fx, y1: fy, x2: tx, y2: ty, stroke: color }),
+    s("circle", { cx: fx, cy: fy, r, stroke: color }),
+  );
+}
+
+/** A wall bar filling a groove, in its owner's colour. */
+export function drawWallRect(rect, color, { fresh = false, title = "" } = {}) {
+  const group = s("g", { class: fresh ? "wall fresh" : "wall" });
+  if (fresh) {
+    group.append(
+      s("rect", { class: "halo", x: rect.x - 4, y: rect.y - 4, width: rect.w + 8, height: rect.h + 8, rx: 6, fill: color }),
+    );
+  }
+  group.append(
+    s("rect", { x: rect.x, y: rect.y, width: rect.w, height: rect.h, rx: 3, fill: color }, title ? s("title", {}, title) : null),
+  );
+  return group;
+}

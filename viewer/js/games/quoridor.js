@@ -1,0 +1,106 @@
+// Quoridor: pawns, walls in the colour of who placed them, the goal edge of each player.
+//
+// A tick's state (from the game's snapshot): {tick, current, pawns: [[x, y] | null],
+// walls_left: [n], walls: [[x, y, v, who]], distances: [d | null], eliminated: [bool]}.
+
+import { s } from "../dom.js";
+import { playerColor } from "../colors.js";
+import {
+  GrooveGeometry,
+  drawGrid,
+  drawPawn,
+  drawPawnTrail,
+  drawWallRect,
+  goalSide,
+  goalStrip,
+} from "./board.js";
+
+function boardSize(replay) {
+  const settings = replay.header.settings || {};
+  if (settings.board) return settings.board;
+  return 9;
+}
+
+function sameWall(a, b) {
+  return a && b && a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+}
+
+export function create(replay) {
+  const size = boardSize(replay);
+  const geom = new GrooveGeometry(size);
+  const svg = s("svg", {
+    class: "board-svg quoridor",
+    viewBox: `0 0 ${geom.width} ${geom.height}`,
+    role: "img",
+    "aria-label": "Quoridor board",
+  });
+  svg.append(drawGrid(geom));
+  const starts = (replay.header.settings && replay.header.settings.pawns) || [];
+  starts.forEach((start, player) => {
+    const side = goalSide(start.x, start.y, size);
+    const strip = goalStrip(geom, side, playerColor(player), `${replay.playerName(player)} must reach this edge`);
+    if (strip) svg.append(strip);
+  });
+  const dynamic = s("g", { class: "dynamic" });
+  const overlay = s("g", { class: "overlay" });
+  svg.append(dynamic, overlay);
+
+  function draw(index) {
+    dynamic.replaceChildren();
+    const tick = replay.ticks[index];
+    if (!tick) return;
+    const state = tick.state || {};
+    const action = tick.action || {};
+    const acted = tick.player;
+    const previous = index > 0 ? replay.ticks[index - 1].state : null;
+    for (const wall of state.walls || []) {
+      const [x, y, v, who] = wall;
+      const fresh = action.kind === "place" && sameWall(wall, [action.x, action.y, action.v]);
+      const title = `wall (${x}, ${y}, ${v}) by ${replay.playerName(who)}`;
+      dynamic.append(drawWallRect(geom.wall(x, y, v === 1), playerColor(who), { fresh, title }));
+    }
+    const pawns = state.pawns || [];
+    if (action.kind === "move" && previous && acted !== null && acted !== undefined) {
+      const from = (previous.pawns || [])[acted];
+      const to = pawns[acted];
+      if (from && to && (from[0] !== to[0] || from[1] !== to[1])) {
+        dynamic.append(drawPawnTrail(geom, from, to, playerColor(acted)));
+      }
+    }
+    pawns.forEach((pawn, player) => {
+      if (!pawn) return;
+      const down = replay.isDown(player, index);
+      dynamic.append(drawPawn(geom, pawn[0], pawn[1], playerColor(player), player, down ? "down" : ""));
+    });
+  }
+
+  function stats(index, player) {
+    const tick = replay.ticks[index];
+    const state = (tick && tick.state) || {};
+    const parts = [];
+    if (state.walls_left) parts.push(`walls ${state.walls_left[player]}`);
+    if (state.distances && state.distances[player] !== null && state.distances[player] !== undefined) {
+      parts.push(`distance ${state.distances[player]}`);
+    }
+    if (state.eliminated && state.eliminated[player]) parts.push("eliminated");
+    return parts.join(" · ");
+  }
+
+  return { element: svg, overlay, geometry: geom, draw, stats };
+}
+
+export function describeAction(action) {
+  if (!action) return "";
+  switch (action.kind) {
+    case "start":
+      return "start";
+    case "move":
+      return `moved to (${action.x}, ${action.y})`;
+    case "place":
+      return `placed a ${action.v === 1 ? "vertical" : "horizontal"} wall at (${action.x}, ${action.y})`;
+    case "stuck":
+      return "could not move";
+    default:
+      return action.kind || "";
+  }
+}

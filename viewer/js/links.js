@@ -1,0 +1,22 @@
+// Addresses of the pages, in one place.
+
+const q = encodeURIComponent;
+
+export function replayOfMatch(t, m, { tick, player } = {}) {
+  let url = `/replay.html?t=${q(t)}&m=${q(m)}`;
+  if (tick !== undefined) url += `&tick=${q(tick)}`;
+  if (player !== undefined) url += `&player=${q(player)}`;
+  return url;
+}
+
+export function replayFile(id) {
+  return `/replay.html?id=${q(id)}`;
+}
+
+export function tournament(t) {
+  return `/tournament.html?t=${q(t)}`;
+}
+
+export function player(t, p) {
+  return `/player.html?t=${q(t)}&p=${q(p)}`;
+}

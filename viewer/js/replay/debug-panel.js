@@ -1,0 +1,95 @@
+// The debug panel: for the chosen player and the current tick, what the referee sent it, what
+// it answered (with times), its time used and bank left, its error in red, notes, and its
+// stderr for the tick exactly as recorded (the referee keeps up to 2000 characters a tick).
+
+import { h } from "../dom.js";
+import { playerColor } from "../colors.js";
+import { ms } from "../format.js";
+import { PREFIX } from "./overlay.js";
+
+/** What the referee keeps of a bot's stderr per tick. */
+export const LOG_CAP = 2000;
+
+function messages(list, empty) {
+  if (!list || list.length === 0) return [h("div", { class: "empty" }, empty)];
+  return list.map((m) =>
+    h("div", { class: "message" },
+      h("div", { class: "at" }, `at ${ms(m.at_ms)}`),
+      h("pre", {}, m.text === "" ? h("span", { class: "empty" }, "(an empty line)") : m.text)),
+  );
+}
+
+/** The stderr text, with the #draw lines dimmed (still shown exactly as written). */
+function logNodes(log) {
+  return log.split(/(?<=\n)/).map((line) =>
+    line.startsWith(PREFIX) ? h("span", { class: "draw-line-text" }, line) : line,
+  );
+}
+
+export class DebugPanel {
+  constructor(container, replay, onPick) {
+    this.replay = replay;
+    this.select = h("select", { id: "debug-player", "aria-label": "player to debug" },
+      replay.players.map((p, i) => h("option", { value: i }, `${i}: ${p.name}`)));
+    this.select.addEventListener("change", () => onPick(Number(this.select.value)));
+    this.swatch = h("span", { class: "swatch small" });
+    this.status = h("span", { class: "tick-status" });
+    this.error = h("div", { class: "error-box", role: "alert" });
+    this.notes = h("ul", { class: "notes" });
+    this.received = h("div", { class: "io received" });
+    this.sent = h("div", { class: "io sent" });
+    this.timing = h("div", { class: "timing" });
+    this.logCount = h("small", { class: "count" });
+    this.log = h("pre", { class: "log" });
+    this.problems = h("ul", { class: "draw-problems" });
+    this.root = h("section", { class: "debug", "aria-label": "debug panel" },
+      h("header", {}, h("label", { for: "debug-player" }, "Player"), this.swatch, this.select, this.status),
+      this.error,
+      this.notes,
+      h("div", { class: "exchange" },
+        h("div", {}, h("h4", {}, "Received"), this.received),
+        h("div", {}, h("h4", {}, "Answered"), this.sent)),
+      this.timing,
+      h("h4", {}, "stderr ", this.logCount),
+      this.log,
+      this.problems);
+    container.replaceChildren(this.root);
+  }
+
+  update(index, player, drawProblems) {
+    const tick = this.replay.ticks[index];
+    const bot = tick && tick.bots ? tick.bots[player] : null;
+    this.select.value = String(player);
+    this.swatch.style.background = playerColor(player);
+    const hasError = !!(bot && bot.error);
+    this.root.classList.toggle("faulty", hasError);
+    const down = this.replay.isDown(player, index);
+    this.status.textContent = !tick ? "" : down ? "offline" : tick.player === player ? "its turn" : "";
+    this.status.className = `tick-status ${down ? "down" : ""}`;
+
+    this.error.textContent = hasError ? bot.error : "";
+    this.error.hidden = !hasError;
+    const notes = (bot && bot.notes) || [];
+    this.notes.replaceChildren(...notes.map((n) => h("li", {}, n)));
+    this.notes.hidden = notes.length === 0;
+
+    this.received.replaceChildren(...messages(bot && bot.received, "nothing this tick"));
+    this.sent.replaceChildren(...messages(bot && bot.sent, "nothing this tick"));
+
+    const timing = [];
+    if (bot) {
+      timing.push(h("span", {}, "time used ", h("b", {}, bot.time_ms === null || bot.time_ms === undefined ? "–" : ms(bot.time_ms))));
+      timing.push(h("span", {}, "bank left ", h("b", {}, ms(bot.bank_ms))));
+      if (bot.offline) timing.push(h("span", { class: "down" }, "offline"));
+    }
+    this.timing.replaceChildren(...timing);
+
+    const log = (bot && bot.log) || "";
+    this.log.replaceChildren(...(log ? logNodes(log) : [h("span", { class: "empty" }, "nothing written to stderr this tick")]));
+    this.logCount.textContent = log ? `${[...log].length} / ${LOG_CAP} characters` : "";
+    this.problems.replaceChildren(
+      ...(drawProblems || []).map((p) => h("li", {}, `#draw on stderr line ${p.line}: ${p.message}`)),
+    );
+    this.problems.hidden = !drawProblems || drawProblems.length === 0;
+  }
+}

@@ -1,0 +1,55 @@
+// Where the replay comes from: embedded in an exported page, a file the server names by id, or
+// a tournament match; and, for one still being played, the live stream of its new lines.
+
+import { getJSON, enc } from "../api.js";
+
+export function replaySource(query) {
+  const embedded = document.getElementById("arbiter-replay");
+  if (embedded) {
+    return {
+      label: "exported replay",
+      load: async () => JSON.parse(embedded.textContent),
+      streamUrl: null,
+    };
+  }
+  const id = query.get("id");
+  if (id) {
+    return {
+      label: id,
+      load: () => getJSON(`/api/replay?id=${enc(id)}`),
+      streamUrl: (from) => `/api/replay/stream?id=${enc(id)}&from=${from}`,
+    };
+  }
+  const t = query.get("t");
+  const m = query.get("m");
+  if (t && m) {
+    const base = `/api/tournaments/${enc(t)}/matches/${enc(m)}/replay`;
+    return {
+      label: `tournament ${t}, match ${m}`,
+      tournament: t,
+      match: m,
+      load: () => getJSON(base),
+      streamUrl: (from) => `${base}/stream?from=${from}`,
+    };
+  }
+  return null;
+}
+
+/**
+ * Follows a replay being written: `onRecord` gets each new record (header, tick or result),
+ * `onFailure` a message if the stream cannot be read, `onEnd` is called once nothing more
+ * will come. Returns a function that stops following.
+ */
+export function follow(url, { onRecord, onFailure, onEnd, onState }) {
+  const events = new EventSource(url);
+  events.addEventListener("open", () => onState && onState("live"));
+  events.addEventListener("record", (event) => onRecord(JSON.parse(event.data)));
+  events.addEventListener("failure", (event) => onFailure(event.data));
+  events.addEventListener("end", () => {
+    events.close();
+    onEnd();
+  });
+  // The browser reconnects by itself, resuming after the last record it got.
+  events.addEventListener("error", () => onState && onState(events.readyState === EventSource.CLOSED ? "closed" : "reconnecting"));
+  return () => events.close();
+}

@@ -1,0 +1,65 @@
+// The standings table: points, results, the rating with its 95% error bar drawn to one scale
+// for all rows, faults and time per move.
+
+import { h, s } from "../dom.js";
+import * as fmt from "../format.js";
+import * as links from "../links.js";
+
+const BAR_WIDTH = 150;
+
+function ratingBar(row, lo, hi) {
+  const x = (v) => ((v - lo) / Math.max(1e-9, hi - lo)) * (BAR_WIDTH - 8) + 4;
+  const err = row.error95 || 0;
+  return s("svg", { class: "rating-bar", width: BAR_WIDTH, height: 14, viewBox: `0 0 ${BAR_WIDTH} 14` },
+    s("line", { class: "axis", x1: 4, x2: BAR_WIDTH - 4, y1: 7, y2: 7 }),
+    err ? s("rect", { class: "range", x: x(row.rating - err), y: 3, width: Math.max(2, x(row.rating + err) - x(row.rating - err)), height: 8, rx: 3 }) : null,
+    s("rect", { class: "mid", x: x(row.rating) - 1.5, y: 1, width: 3, height: 12, rx: 1 }),
+    s("title", {}, err ? `${row.rating.toFixed(0)} ± ${err.toFixed(0)} (95%)` : `${row.rating.toFixed(0)} (too few games for an error bar)`));
+}
+
+export function standingsTable(tournamentId, standings, colorOf) {
+  const rows = standings.rows;
+  if (!rows.length) return h("p", { class: "list-empty" }, "No player has played yet.");
+  const ends = rows.flatMap((r) => [r.rating - (r.error95 || 0), r.rating + (r.error95 || 0)]);
+  const lo = Math.min(...ends);
+  const hi = Math.max(...ends);
+  const two = standings.two_player;
+  const head = ["#", "player", "games", "points", "W", "D", "L", two ? "Elo" : "μ−3σ", "± 95%", "", two ? "LOS" : null, "faults", "per move"]
+    .filter((c) => c !== null);
+  const numeric = new Set(["games", "points", "W", "D", "L", "Elo", "μ−3σ", "± 95%", "LOS", "faults", "per move"]);
+  return h("div", { class: "table-wrap" }, h("table", { class: "standings", id: "standings" },
+    h("thead", {}, h("tr", {}, head.map((c) => h("th", { class: numeric.has(c) ? "num" : "" }, c)))),
+    h("tbody", {}, rows.map((r, i) => h("tr", {},
+      h("td", {}, i + 1),
+      h("td", {}, h("span", { class: "swatch small", style: `background:${colorOf(r.player)}` }),
+        h("a", { href: links.player(tournamentId, r.player) }, r.alias),
+        r.alias !== r.player ? h("span", { class: "muted" }, ` ${r.player}`) : null),
+      h("td", { class: "num" }, r.games),
+      h("td", { class: "num" }, h("b", {}, fmt.points(r.points))),
+      h("td", { class: "num" }, r.wins),
+      h("td", { class: "num" }, r.draws),
+      h("td", { class: "num" }, r.losses),
+      h("td", { class: "num" }, fmt.num(r.rating)),
+      h("td", { class: "num muted" }, r.error95 ? `± ${fmt.num(r.error95)}` : "–"),
+      h("td", {}, ratingBar(r, lo, hi)),
+      two ? h("td", { class: "num" }, r.los === null || r.los === undefined ? "" : `${Math.round(r.los * 100)}%`) : null,
+      h("td", { class: "num" }, r.faults ? h("span", { class: "pill bad", title: `${r.errors} errors, ${r.timeouts} timeouts, ${r.crashes} crashes` }, r.faults) : "0"),
+      h("td", { class: "num" }, fmt.ms(r.ms_per_move)))))));
+}
+
+/** The cross-table of a 2-player tournament: what each row scored against each column. */
+export function crossTable(standings, colorOf) {
+  const rows = standings.rows;
+  if (!standings.two_player || !standings.cross.length) return null;
+  return h("div", { class: "table-wrap" }, h("table", { class: "cross", id: "cross-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, ""), rows.map((r, j) => h("th", { class: "num", title: r.alias }, j + 1)))),
+    h("tbody", {}, rows.map((r, i) => h("tr", {},
+      h("th", {}, `${i + 1}. `, h("span", { class: "swatch small", style: `background:${colorOf(r.player)}` }), r.alias),
+      standings.cross[i].map((cell, j) => {
+        if (i === j) return h("td", { class: "self" }, "·");
+        if (!cell.games) return h("td", { class: "muted" }, "–");
+        const share = cell.points / cell.games;
+        return h("td", { class: share > 0.5 ? "good" : share < 0.5 ? "bad" : "" },
+          fmt.points(cell.points), h("span", { class: "games" }, `of ${cell.games}`));
+      }))))));
+}
