@@ -1,0 +1,665 @@
+//! The JSON API and pages, called through the router with no socket (tower's `oneshot`).
+
+use std::path::{Path, PathBuf};
+
+use arbiter_replay::{
+    BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind, Record, ReplayWriter,
+    Tick,
+};
+use arbiter_server::{AppState, ReplaySource, app};
+use arbiter_tournament::Format;
+use arbiter_tournament::players::{Player as Entrant, Status};
+use arbiter_tournament::store::{
+    MatchResult as StoredResult, NewMatch, RatingRow, SeatFaults, Store, Tournament,
+};
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-api-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn bot(error: Option<&str>, log: &str, offline: bool) -> BotTick {
+    BotTick {
+        received: vec![Message {
+            at_ms: 1.0,
+            text: "1\n4 0 10\n4 8 10\n0\n\n".into(),
+        }],
+        sent: vec![Message {
+            at_ms: 2.5,
+            text: "4 1".into(),
+        }],
+        error: error.map(str::to_owned),
+        notes: Vec::new(),
+        log: log.into(),
+        offline,
+        time_ms: Some(1.5),
+        bank_ms: 990.0,
+    }
+}
+
+fn tick(n: u32, bots: Vec<BotTick>) -> Record {
+    Record::Tick(Tick {
+        tick: n,
+        player: (n > 0).then_some(((n + 1) % 2) as usize),
+        action: if n == 0 {
+            Tick::start_action()
+        } else {
+            json!({"kind": "move", "x": 4, "y": n})
+        },
+        state: json!({"tick": n, "pawns": [[4, 0], [4, 8]], "walls": []}),
+        bots,
+    })
+}
+
+fn header() -> Record {
+    Record::Header(Header::new(
+        "quoridor",
+        json!({"board": 9}),
+        7,
+        vec![
+            Player {
+                name: "mybot".into(),
+                kind: PlayerKind::Process,
+                command: Some("./mybot".into()),
+            },
+            Player {
+                name: "runner".into(),
+                kind: PlayerKind::Builtin,
+                command: None,
+            },
+        ],
+    ))
+}
+
+fn result() -> Record {
+    Record::Result(MatchResult {
+        ticks: 3,
+        reason: "goal".into(),
+        scores: vec![0.0, 1.0],
+        placement: vec![2, 1],
+        bots: vec![
+            BotSummary {
+                name: "mybot".into(),
+                errors: 1,
+                timeouts: 0,
+                crashed: true,
+            },
+            BotSummary {
+                name: "runner".into(),
+                errors: 0,
+                timeouts: 0,
+                crashed: false,
+            },
+        ],
+    })
+}
+
+/// A short match: player 0 answers badly at tick 1 and crashes at tick 3.
+fn records() -> Vec<Record> {
+    vec![
+        header(),
+        tick(0, vec![bot(None, "", false), bot(None, "", false)]),
+        tick(
+            1,
+            vec![
+                bot(
+                    Some("expected 2 numbers"),
+                    "thinking\n#draw cell 4 4 red\n",
+                    false,
+                ),
+                bot(None, "", false),
+            ],
+        ),
+        tick(2, vec![bot(None, "", false), bot(None, "", false)]),
+        tick(
+            3,
+            vec![
+                bot(Some("bot exited with code 3"), "", true),
+                bot(None, "", false),
+            ],
+        ),
+        result(),
+    ]
+}
+
+fn write_replay(path: &Path, records: &[Record]) {
+    let mut writer = ReplayWriter::create(path).unwrap();
+    for record in records {
+        writer.write(record).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+/// Calls the router once; the body as JSON (or as a string, if it is not JSON).
+async fn get(state: &AppState, uri: &str) -> (StatusCode, Value) {
+    let response = app(state.clone())
+        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+    (status, body)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn replay_dir(name: &str) -> (PathBuf, AppState) {
+    let dir = temp_dir(name);
+    write_replay(&dir.join("plain.jsonl"), &records());
+    std::fs::create_dir_all(dir.join("t1")).unwrap();
+    write_replay(&dir.join("t1/packed.jsonl.gz"), &records());
+    let state = AppState::new(ReplaySource::Dir(dir.clone()), None);
+    (dir, state)
+}
+
+#[test]
+fn lists_replays_with_their_summaries() {
+    let (_dir, state) = replay_dir("list");
+    runtime().block_on(async {
+        let (status, body) = get(&state, "/api/replays").await;
+        assert_eq!(status, StatusCode::OK);
+        let list = body.as_array().unwrap();
+        let mut ids: Vec<&str> = list.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        ids.sort();
+        assert_eq!(ids, ["plain.jsonl", "t1/packed.jsonl.gz"]);
+        for r in list {
+            assert_eq!(r["game"], "quoridor");
+            assert_eq!(r["players"], json!(["mybot", "runner"]));
+            assert_eq!(r["ticks"], 4);
+            assert_eq!(r["complete"], true);
+            assert_eq!(r["faults"], 2);
+            assert_eq!(r["placement"], json!([2, 1]));
+        }
+    });
+}
+
+#[test]
+fn serves_a_replay_plain_or_gzip() {
+    let (_dir, state) = replay_dir("one");
+    runtime().block_on(async {
+        for id in ["plain.jsonl", "t1%2Fpacked.jsonl.gz"] {
+            let (status, body) = get(&state, &format!("/api/replay?id={id}")).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            assert_eq!(body["header"]["game"], "quoridor");
+            assert_eq!(body["ticks"].as_array().unwrap().len(), 4);
+            assert_eq!(body["ticks"][1]["bots"][0]["error"], "expected 2 numbers");
+            assert_eq!(
+                body["ticks"][1]["bots"][0]["log"],
+                "thinking\n#draw cell 4 4 red\n"
+            );
+            assert_eq!(body["result"]["reason"], "goal");
+            assert_eq!(body["complete"], true);
+            assert_eq!(body["lines"], 6);
+        }
+    });
+}
+
+#[test]
+fn names_no_file_outside_the_folder() {
+    let (dir, state) = replay_dir("escape");
+    std::fs::write(dir.join("notes.txt"), "secret").unwrap();
+    runtime().block_on(async {
+        for id in [
+            "..%2Fetc%2Fpasswd",
+            "%2Fetc%2Fpasswd",
+            "notes.txt",
+            "missing.jsonl",
+            "t1%2F..%2F..%2Fx.jsonl",
+        ] {
+            let (status, body) = get(&state, &format!("/api/replay?id={id}")).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{id}: {body}");
+            assert_eq!(body["kind"], "not_found");
+        }
+        let (status, body) = get(&state, "/api/replay").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(body["error"].as_str().unwrap().contains("id"));
+    });
+}
+
+#[test]
+fn a_newer_format_is_refused_with_a_message_for_people() {
+    let dir = temp_dir("too-new");
+    let mut lines = serde_json::to_value(header()).unwrap();
+    lines["format"] = json!({"major": 2, "minor": 0});
+    lines["added_in_2_0"] = json!(true);
+    std::fs::write(dir.join("new.jsonl"), format!("{lines}\n")).unwrap();
+    std::fs::write(dir.join("junk.jsonl"), "not json\n").unwrap();
+    let state = AppState::new(ReplaySource::Dir(dir), None);
+    runtime().block_on(async {
+        let (status, body) = get(&state, "/api/replay?id=new.jsonl").await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(body["kind"], "too_new");
+        let message = body["error"].as_str().unwrap();
+        assert!(
+            message.contains("2.0") && message.contains("upgrade"),
+            "{message}"
+        );
+
+        let (status, body) = get(&state, "/api/replay?id=junk.jsonl").await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(body["kind"], "bad_replay");
+
+        let (_, list) = get(&state, "/api/replays").await;
+        let new = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == "new.jsonl")
+            .unwrap();
+        assert!(new["problem"].as_str().unwrap().contains("newer"));
+    });
+}
+
+#[test]
+fn a_replay_being_written_is_served_as_far_as_it_goes_and_listed_as_live() {
+    let dir = temp_dir("growing");
+    let all = records();
+    // A gzip stream cut after its last sync flush, as while the referee is still writing.
+    let path = dir.join("growing.jsonl.gz");
+    let mut writer = ReplayWriter::create(&path).unwrap();
+    for record in &all[..3] {
+        writer.write(record).unwrap();
+    }
+    let state = AppState::new(ReplaySource::Dir(dir), None);
+    runtime().block_on(async {
+        let (status, body) = get(&state, "/api/replay?id=growing.jsonl.gz").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["complete"], false);
+        assert_eq!(body["ticks"].as_array().unwrap().len(), 2);
+        assert_eq!(body["lines"], 3);
+        let (_, live) = get(&state, "/api/live").await;
+        assert_eq!(live[0]["kind"], "file");
+        assert_eq!(live[0]["replay"]["id"], "growing.jsonl.gz");
+    });
+    drop(writer);
+}
+
+#[test]
+fn the_stream_sends_the_lines_after_from_then_ends_at_the_result() {
+    let (_dir, state) = replay_dir("stream");
+    runtime().block_on(async {
+        let response = app(state.clone())
+            .oneshot(
+                Request::get("/api/replay/stream?id=plain.jsonl&from=4")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "text/event-stream"
+        );
+        // The stream ends by itself after the result, so the whole body can be read.
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let ids: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("id: "))
+            .collect();
+        assert_eq!(ids, ["5", "6"], "{text}");
+        assert!(text.contains("\"type\":\"result\""), "{text}");
+        assert!(text.contains("event: end"), "{text}");
+    });
+}
+
+#[test]
+fn the_stream_resumes_after_the_last_event_id() {
+    let (_dir, state) = replay_dir("resume");
+    runtime().block_on(async {
+        let response = app(state.clone())
+            .oneshot(
+                Request::get("/api/replay/stream?id=plain.jsonl")
+                    .header("Last-Event-ID", "5")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let ids: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("id: "))
+            .collect();
+        assert_eq!(ids, ["6"], "{text}");
+    });
+}
+
+#[test]
+fn the_stream_of_a_newer_format_says_so_and_ends() {
+    let dir = temp_dir("stream-new");
+    let mut first = serde_json::to_value(header()).unwrap();
+    first["format"] = json!({"major": 9, "minor": 1});
+    std::fs::write(dir.join("new.jsonl"), format!("{first}\n")).unwrap();
+    let state = AppState::new(ReplaySource::Dir(dir), None);
+    runtime().block_on(async {
+        let response = app(state)
+            .oneshot(
+                Request::get("/api/replay/stream?id=new.jsonl")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        assert!(text.contains("event: failure"), "{text}");
+        assert!(text.contains("9.1"), "{text}");
+        assert!(text.contains("event: end"), "{text}");
+    });
+}
+
+#[test]
+fn pages_and_scripts_are_served_with_their_types() {
+    let state = AppState::new(ReplaySource::None, None);
+    runtime().block_on(async {
+        for (uri, kind, needle) in [
+            ("/", "text/html", "home-page.js"),
+            ("/replay.html", "text/html", "replay-page.js"),
+            ("/tournament.html", "text/html", "tournament-page.js"),
+            ("/js/replay/overlay.js", "text/javascript", "#draw"),
+            ("/css/style.css", "text/css", ":root"),
+        ] {
+            let response = app(state.clone())
+                .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "{uri}");
+            let content_type = response.headers()[header::CONTENT_TYPE].to_str().unwrap();
+            assert!(content_type.starts_with(kind), "{uri}: {content_type}");
+            let bytes = response.into_body().collect().await.unwrap().to_bytes();
+            assert!(String::from_utf8_lossy(&bytes).contains(needle), "{uri}");
+        }
+        let (status, _) = get(&state, "/nope.html").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let (status, body) = get(&state, "/api/nope").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(body["kind"], "not_found");
+        let (_, info) = get(&state, "/api/info").await;
+        assert_eq!(info["store"], false);
+        assert_eq!(info["replays"], "none");
+    });
+}
+
+#[test]
+fn without_a_store_the_tournament_routes_say_so() {
+    let state = AppState::new(ReplaySource::None, None);
+    runtime().block_on(async {
+        let (status, body) = get(&state, "/api/tournaments").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body, json!([]));
+        let (status, body) = get(&state, "/api/tournaments/1/standings").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert!(body["error"].as_str().unwrap().contains("--db"), "{body}");
+    });
+}
+
+fn entrant(id: &str) -> Entrant {
+    Entrant {
+        id: id.into(),
+        alias: id.trim_start_matches("builtin:").into(),
+        full_name: format!("{id} full name"),
+        command: None,
+        folder: None,
+        status: Status::Ok,
+        reason: None,
+    }
+}
+
+/// A store with one tournament of three players: match 1 played (mybot lost with a fault and
+/// a replay), match 2 being played, match 3 queued.
+fn tournament_state(name: &str) -> (PathBuf, AppState) {
+    let dir = temp_dir(name);
+    let replays = dir.join("replays");
+    std::fs::create_dir_all(&replays).unwrap();
+    write_replay(&replays.join("m00001.jsonl.gz"), &records());
+    let mut running = ReplayWriter::create(replays.join("m00002.jsonl.gz")).unwrap();
+    for record in &records()[..2] {
+        running.write(record).unwrap();
+    }
+    std::mem::forget(running);
+    let store = Store::open(dir.join("t.db").to_str().unwrap()).unwrap();
+    let t = Tournament {
+        id: 1,
+        game: "quoridor".into(),
+        format: Format::RoundRobin,
+        seed: 1,
+        rounds: 1,
+        players_per_match: 2,
+        settings: json!({"replays": replays}),
+        created: 1_700_000_000_000,
+        finished: None,
+    };
+    let players = [
+        entrant("mybot"),
+        entrant("builtin:runner"),
+        entrant("builtin:random"),
+    ];
+    let matches: Vec<NewMatch> = [
+        ["mybot", "builtin:runner"],
+        ["builtin:runner", "builtin:random"],
+        ["builtin:random", "mybot"],
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, seats)| NewMatch {
+        id: i as i64 + 1,
+        round: 1,
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        seed: i as u64,
+    })
+    .collect();
+    let id = store.create(&t, &players, &matches, None).unwrap();
+    assert_eq!(id, 1);
+    let first = store.claim_next(id).unwrap().unwrap();
+    store
+        .finish(
+            id,
+            first.id,
+            &StoredResult {
+                scores: vec![0.0, 1.0],
+                placement: vec![2, 1],
+                reason: "goal".into(),
+                faults: vec![SeatFaults {
+                    seat: 0,
+                    player: "mybot".into(),
+                    errors: 1,
+                    timeouts: 0,
+                    crashed: true,
+                    note: None,
+                }],
+                replay: Some(replays.join("m00001.jsonl.gz").to_string_lossy().into()),
+                ticks: 3,
+                time_ms: vec![4.5, 1.0],
+                turns: vec![2, 1],
+            },
+            &[(
+                1,
+                vec![
+                    RatingRow {
+                        player: "builtin:runner".into(),
+                        rating: 1100.0,
+                        deviation: Some(150.0),
+                        games: 1,
+                    },
+                    RatingRow {
+                        player: "mybot".into(),
+                        rating: 900.0,
+                        deviation: Some(150.0),
+                        games: 1,
+                    },
+                ],
+            )],
+        )
+        .unwrap();
+    store.claim_next(id).unwrap().unwrap();
+    (dir, AppState::new(ReplaySource::Dir(replays), Some(store)))
+}
+
+#[test]
+fn tournaments_standings_and_ratings() {
+    let (_dir, state) = tournament_state("standings");
+    runtime().block_on(async {
+        let (status, list) = get(&state, "/api/tournaments").await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        assert_eq!(list[0]["id"], 1);
+        assert_eq!(
+            list[0]["matches"],
+            json!({"total": 3, "queued": 1, "running": 1, "done": 1, "failed": 0})
+        );
+
+        let (status, t) = get(&state, "/api/tournaments/1").await;
+        assert_eq!(status, StatusCode::OK, "{t}");
+        assert_eq!(t["game"], "quoridor");
+        let rows = t["standings"]["rows"].as_array().unwrap();
+        assert_eq!(rows[0]["player"], "builtin:runner");
+        assert_eq!(rows[0]["wins"], 1);
+        let mybot = rows.iter().find(|r| r["player"] == "mybot").unwrap();
+        assert_eq!(mybot["faults"], 2);
+        assert_eq!(t["standings"]["two_player"], true);
+        assert_eq!(t["standings"]["cross"].as_array().unwrap().len(), 3);
+        assert_eq!(t["players"].as_array().unwrap().len(), 3);
+
+        let (_, standings) = get(&state, "/api/tournaments/1/standings").await;
+        assert_eq!(standings["rows"], t["standings"]["rows"]);
+
+        let (_, ratings) = get(&state, "/api/tournaments/1/ratings").await;
+        assert_eq!(ratings[0]["round"], 1);
+        assert_eq!(ratings[0]["ratings"][0]["player"], "builtin:runner");
+        assert_eq!(ratings[0]["ratings"][0]["error95"], 150.0);
+
+        let (status, body) = get(&state, "/api/tournaments/9").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(body["error"], "there is no tournament 9");
+    });
+}
+
+#[test]
+fn matches_are_filtered_by_player_result_faults_and_state() {
+    let (_dir, state) = tournament_state("matches");
+    runtime().block_on(async {
+        let ids = |body: &Value| -> Vec<i64> {
+            body.as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_i64().unwrap())
+                .collect()
+        };
+        let (_, all) = get(&state, "/api/tournaments/1/matches").await;
+        assert_eq!(ids(&all), [1, 2, 3]);
+        assert_eq!(all[0]["seats"][0]["alias"], "mybot");
+        assert_eq!(all[0]["seats"][0]["outcome"], "loss");
+        assert_eq!(all[0]["seats"][0]["crashed"], true);
+        assert_eq!(all[0]["seats"][1]["outcome"], "win");
+        assert_eq!(all[1]["state"], "running");
+        assert_eq!(all[1]["has_replay"], true);
+        assert_eq!(all[2]["has_replay"], false);
+
+        for (query, expected) in [
+            ("player=mybot", vec![1, 3]),
+            ("player=mybot&result=loss", vec![1]),
+            ("player=mybot&result=win", vec![]),
+            ("player=builtin%3Arunner&result=win", vec![1]),
+            ("faults=yes", vec![1]),
+            ("faults=no", vec![2, 3]),
+            ("player=builtin%3Arunner&faults=yes", vec![]),
+            ("state=running", vec![2]),
+            ("state=queued", vec![3]),
+        ] {
+            let (status, body) = get(&state, &format!("/api/tournaments/1/matches?{query}")).await;
+            assert_eq!(status, StatusCode::OK, "{query}: {body}");
+            assert_eq!(ids(&body), expected, "{query}");
+        }
+        let (status, body) = get(&state, "/api/tournaments/1/matches?result=maybe").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(body["error"].as_str().unwrap().contains("win, draw, loss"));
+
+        let (_, one) = get(&state, "/api/tournaments/1/matches/1").await;
+        assert_eq!(one["reason"], "goal");
+        let (status, _) = get(&state, "/api/tournaments/1/matches/77").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    });
+}
+
+#[test]
+fn a_match_replay_is_served_and_a_running_one_is_live() {
+    let (_dir, state) = tournament_state("match-replay");
+    runtime().block_on(async {
+        let (status, replay) = get(&state, "/api/tournaments/1/matches/1/replay").await;
+        assert_eq!(status, StatusCode::OK, "{replay}");
+        assert_eq!(replay["complete"], true);
+        assert_eq!(replay["ticks"].as_array().unwrap().len(), 4);
+
+        let (status, running) = get(&state, "/api/tournaments/1/matches/2/replay").await;
+        assert_eq!(status, StatusCode::OK, "{running}");
+        assert_eq!(running["complete"], false);
+
+        let (status, body) = get(&state, "/api/tournaments/1/matches/3/replay").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert!(body["error"].as_str().unwrap().contains("queued"));
+
+        let (_, live) = get(&state, "/api/live").await;
+        let live = live.as_array().unwrap();
+        assert_eq!(live.len(), 1, "{live:?}");
+        assert_eq!(live[0]["kind"], "match");
+        assert_eq!(live[0]["match"]["id"], 2);
+        assert_eq!(live[0]["match"]["tournament"], 1);
+    });
+}
+
+#[test]
+fn a_player_page_lists_its_faults_and_slowest_answers() {
+    let (_dir, state) = tournament_state("player");
+    runtime().block_on(async {
+        let (status, p) = get(&state, "/api/tournaments/1/players/mybot").await;
+        assert_eq!(status, StatusCode::OK, "{p}");
+        assert_eq!(p["player"]["alias"], "mybot");
+        assert_eq!(p["standing"]["rank"], 3);
+        let faults = p["faults"].as_array().unwrap();
+        assert_eq!(faults.len(), 2);
+        assert_eq!(faults[0]["match"], 1);
+        assert_eq!(faults[0]["tick"], 1);
+        assert_eq!(faults[0]["error"], "expected 2 numbers");
+        assert_eq!(faults[1]["error"], "bot exited with code 3");
+        let slowest = p["slowest"].as_array().unwrap();
+        assert!(!slowest.is_empty());
+        assert_eq!(slowest[0]["time_ms"], 1.5);
+        assert_eq!(slowest[0]["answer"], "4 1");
+
+        let (status, _) = get(&state, "/api/tournaments/1/players/nobody").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let (_, players) = get(&state, "/api/tournaments/1/players").await;
+        assert_eq!(players.as_array().unwrap().len(), 3);
+    });
+}
+
+#[test]
+fn an_internal_failure_keeps_its_details_out_of_the_response() {
+    use axum::response::IntoResponse;
+    let response = arbiter_server::AppError::Internal("sqlite at /secret/path.db is locked".into())
+        .into_response();
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    runtime().block_on(async {
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains("secret"), "{text}");
+        assert!(text.contains("internal"), "{text}");
+    });
+}
