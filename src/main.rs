@@ -6,6 +6,7 @@ mod games;
 mod judge_config;
 mod perft;
 mod play;
+mod replay_cmd;
 mod serve;
 mod tournament;
 
@@ -34,6 +35,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Measure engine speed: uniformly random playouts per second and plies per second.
     Bench(bench::BenchArgs),
+    /// Convert replays to and from other tools' formats (the fights msgpack log of Puoribor).
+    Replay(replay_cmd::ReplayArgs),
     /// Run tournaments between player folders and robots; show standings and matches.
     Tournament(tournament::TournamentArgs),
     /// Serve the web viewer: tournaments of a store, replays of a folder, matches played live.
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Bot(args) => bot::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Replay(args) => replay_cmd::run(args),
         Command::Tournament(args) => tournament::run(args),
         Command::Serve(args) => serve::serve(args),
         Command::View(args) => serve::view(args),
