@@ -1,0 +1,317 @@
+//! `arbiter` playing Domino with real processes: the starter bots, every fault a bot can make,
+//! the switches for bots written against the original judges, replays and the judge's log.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn arbiter() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(command: &mut Command) -> Output {
+    let output = command.output().expect("arbiter starts");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-domino-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn play_json(args: &[&str]) -> Value {
+    let output = run(arbiter().args(["play", "domino", "--json"]).args(args));
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "--json printed something else ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn assert_no_faults(result: &Value) {
+    for bot in result["bots"].as_array().unwrap() {
+        assert_eq!(bot["errors"], 0, "{result}");
+        assert_eq!(bot["timeouts"], 0, "{result}");
+        assert_eq!(bot["crashed"], false, "{result}");
+    }
+}
+
+/// The C++ starter, compiled once for all tests.
+fn cpp_starter() -> &'static str {
+    static BINARY: OnceLock<String> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let out = temp_dir("cpp").join("starter");
+        run(Command::new("g++")
+            .args(["-O2", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o"])
+            .arg(&out)
+            .arg(root().join("examples/domino/starter.cpp")));
+        out.display().to_string()
+    })
+}
+
+fn python_starter() -> String {
+    format!(
+        "python3 {}",
+        root().join("examples/domino/starter.py").display()
+    )
+}
+
+/// The referee tests' scripted bot: answers the k-th line it reads with the k-th answer, and
+/// copies what it reads to `transcript`.
+fn scripted(transcript: &Path, answers: &[&str]) -> String {
+    let script = root().join("crates/referee/tests/bots/scripted.py");
+    let mut line = format!("python3 {} {}", script.display(), transcript.display());
+    for answer in answers {
+        line.push_str(&format!(" '{answer}'"));
+    }
+    line
+}
+
+#[test]
+fn the_two_starter_bots_play_full_matches_without_a_fault() {
+    let (python, cpp) = (python_starter(), cpp_starter());
+    for (seed, bots) in [("1", [python.as_str(), cpp]), ("2", [cpp, python.as_str()])] {
+        let result = play_json(&["--bot", bots[0], "--bot", bots[1], "--seed", seed]);
+        assert_no_faults(&result);
+        assert_eq!(result["reason"], "no_moves", "{result}");
+        assert_eq!(result["knockout"], false);
+        assert!(result["ticks"].as_u64().unwrap() > 20, "{result}");
+    }
+}
+
+#[test]
+fn starters_and_robots_as_processes_play_without_a_fault() {
+    let exe = env!("CARGO_BIN_EXE_arbiter");
+    let parity = format!("{exe} bot domino parity --seed 4");
+    for bots in [
+        [python_starter(), "builtin:parity".to_owned()],
+        [parity, cpp_starter().to_owned()],
+        [
+            "builtin:random".to_owned(),
+            format!("{exe} bot domino random"),
+        ],
+    ] {
+        let result = play_json(&["--bot", &bots[0], "--bot", &bots[1], "--board", "25"]);
+        assert_no_faults(&result);
+        assert_eq!(result["reason"], "no_moves", "{result}");
+    }
+}
+
+/// The board of the spec's example exchange, n = 3 with one obstacle in the middle.
+const EXAMPLE: [&str; 4] = ["--board", "3", "--obstacles", "{1;1}"];
+const A_EXAMPLE: &[&str] = &["ok", "ok", "{0;0},{0;1}", "{1;2},{0;2}"];
+const B_EXAMPLE: &[&str] = &["ok", "ok", "{2;0},{2;2}"];
+
+struct Played {
+    result: Value,
+    transcripts: [String; 2],
+    summary: String,
+}
+
+/// Plays a 3×3 board with `obstacles` between two scripted bots, once with --json and once
+/// for the summary.
+fn play_scripted(name: &str, answers: [&[&str]; 2], obstacles: &str, extra: &[&str]) -> Played {
+    let dir = temp_dir(name);
+    let paths = [dir.join("a"), dir.join("b")];
+    let bots = [
+        scripted(&paths[0], answers[0]),
+        scripted(&paths[1], answers[1]),
+    ];
+    let mut args: Vec<&str> = vec!["--board", "3", "--obstacles", obstacles];
+    args.extend(extra);
+    args.extend(["--bot", &bots[0], "--bot", &bots[1]]);
+    let result = play_json(&args);
+    let read = |p: &PathBuf| std::fs::read_to_string(p).unwrap_or_default();
+    let transcripts = [read(&paths[0]), read(&paths[1])];
+    for path in &paths {
+        let _ = std::fs::remove_file(path);
+    }
+    let output = run(arbiter().args(["play", "domino"]).args(&args));
+    let summary = String::from_utf8_lossy(&output.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    Played {
+        result,
+        transcripts,
+        summary,
+    }
+}
+
+fn assert_lost(played: &Played, loser: usize, reason: &str) {
+    let result = &played.result;
+    assert_eq!(result["reason"], reason, "{result}");
+    assert_eq!(result["scores"][loser], 0.0, "{result}");
+    assert_eq!(result["scores"][1 - loser], 1.0, "{result}");
+    assert_eq!(result["placement"][1 - loser], 1, "{result}");
+    assert_eq!(result["knockout"], reason == "timeout", "{result}");
+    let winner = ["A", "B"][1 - loser];
+    let line = played
+        .summary
+        .lines()
+        .find(|l| l.contains("winner:"))
+        .unwrap_or_else(|| panic!("no winner line in {}", played.summary));
+    assert!(
+        line.contains(&format!("(player {})", 1 - loser)),
+        "{line} (winner {winner})"
+    );
+    assert_eq!(line.contains("knockout"), reason == "timeout", "{line}");
+}
+
+#[test]
+fn the_example_exchange_is_won_by_the_first_player() {
+    let played = play_scripted("example", [A_EXAMPLE, B_EXAMPLE], "{1;1}", &[]);
+    assert_eq!(played.transcripts[0], "3\n{1;1}\nSTART\n{2;0},{2;2}\n");
+    assert_eq!(played.transcripts[1], "3\n{1;1}\n{0;0},{0;1}\n");
+    assert_lost(&played, 1, "no_moves");
+    assert_no_faults(&played.result);
+}
+
+#[test]
+fn each_fault_loses_the_match_with_its_reason() {
+    let cases: [(&str, &[&str], &str); 6] = [
+        ("malformed", &["ok", "ok", "{0;0} {0;1}"], "malformed"),
+        ("wrong-ack", &["ok", "yes"], "malformed"),
+        ("illegal", &["ok", "ok", "{0;0},{1;1}"], "illegal"),
+        ("diagonal", &["ok", "ok", "{0;0},{2;2}"], "illegal"),
+        ("timeout", &["ok", "ok", "@hang"], "timeout"),
+        ("crash", &["ok", "ok", "@exit:3"], "crash"),
+    ];
+    for (name, a, reason) in cases {
+        let played = play_scripted(name, [a, B_EXAMPLE], "{1;1}", &[]);
+        assert_lost(&played, 0, reason);
+    }
+    // The second player's faults: a late first move, and a late acknowledgement.
+    let played = play_scripted(
+        "b-timeout",
+        [A_EXAMPLE, &["ok", "ok", "@sleep:900:{2;0},{2;2}"]],
+        "{1;1}",
+        &[],
+    );
+    assert_lost(&played, 1, "timeout");
+    let played = play_scripted(
+        "b-late-ack",
+        [A_EXAMPLE, &["ok", "@sleep:900:ok"]],
+        "{1;1}",
+        &[],
+    );
+    assert_lost(&played, 1, "timeout");
+}
+
+#[test]
+fn the_switches_for_bots_of_the_original_judges() {
+    // Obstacle (x=1, y=2) as the Java judge printed it, and the C# judge's start token. B
+    // leaves at once, so that the match ends there.
+    let answers: [&[&str]; 2] = [&["ok", "ok", "{0;0},{1;0}"], &["ok", "ok", "@exit:0"]];
+    let switches = ["--legacy-obstacle-order", "--start-token", "start"];
+    let played = play_scripted("switches", answers, "{1;2}", &switches);
+    assert_eq!(played.transcripts[0], "3\n{2;1}\nstart\n");
+    assert_eq!(played.transcripts[1], "3\n{2;1}\n{0;0},{1;0}\n");
+    assert_lost(&played, 1, "crash");
+    let played = play_scripted("no-switches", answers, "{1;2}", &[]);
+    assert_eq!(played.transcripts[0], "3\n{1;2}\nSTART\n");
+}
+
+#[test]
+fn drawn_boards_follow_the_seed_and_replays_load() {
+    let dir = temp_dir("replays");
+    let replay = |name: &str, extra: &[&str]| {
+        let path = dir.join(name);
+        let mut args = vec![
+            "--bot",
+            "builtin:parity",
+            "--bot",
+            "builtin:random",
+            "--replay",
+            path.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let result = play_json(&args);
+        (result, arbiter_replay::read_replay(&path).unwrap())
+    };
+    let (a, ra) = replay("a.jsonl", &["--seed", "8"]);
+    let (b, rb) = replay("b.jsonl.gz", &["--seed", "8"]);
+    assert_eq!(a, b);
+    assert_eq!(ra.header.game, "domino");
+    assert_eq!(ra.header.settings, rb.header.settings);
+    assert_eq!(
+        ra.header.settings["board_seed"], 8,
+        "the match seed by default"
+    );
+    let size = ra.header.settings["size"].as_u64().unwrap();
+    assert!((13..=51).contains(&size) && size % 2 == 1, "{size}");
+    let obstacles = ra.header.settings["obstacles"].as_array().unwrap().len() as u64;
+    assert_eq!(obstacles, (size * size + 5) / 10);
+    let result = ra.result.as_ref().unwrap();
+    assert_eq!(result.reason, "no_moves");
+    assert_eq!(ra.ticks.len() as u64, a["ticks"].as_u64().unwrap() + 1);
+    assert_eq!(ra.ticks[1].action["kind"], "place");
+    assert_eq!(ra.ticks.last().unwrap().action["kind"], "stuck");
+
+    // Another match seed with the same board seed: the same board, another match.
+    let (_, rc) = replay("c.jsonl", &["--seed", "9", "--board-seed", "8"]);
+    assert_eq!(rc.header.settings, ra.header.settings);
+    let (_, rd) = replay("d.jsonl", &["--seed", "9"]);
+    assert_ne!(rd.header.settings, ra.header.settings);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_domino_flags_are_refused() {
+    for (args, needle) in [
+        (&["--board", "4"][..], "odd"),
+        (&["--board", "5", "--obstacles", "{7;7}"][..], "{7;7}"),
+        (&["--board", "5", "--obstacles", "1 1"][..], "obstacle list"),
+        (&["--players", "4"][..], "players"),
+        (&["--walls", "3"][..], "walls"),
+    ] {
+        let output = arbiter()
+            .args([
+                "play",
+                "domino",
+                "--bot",
+                "builtin:random",
+                "--bot",
+                "builtin:random",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert!(message.contains(needle), "{args:?}: {message}");
+    }
+}
+
+#[test]
+fn perft_and_bench_work() {
+    // The empty 3×3 torus: 18 placements; each covers two cells of 4 neighbours, which ends
+    // 4 + 4 - 1 placements, so 11 are left after it.
+    let output = run(arbiter().args(["perft", "domino", "2", "--board", "3", "--obstacles", "-"]));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "198");
+    let output = run(arbiter().args(["perft", "domino", "3"]).args(EXAMPLE));
+    let count: u64 = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(count, PERFT_3_EXAMPLE);
+    let output = run(arbiter().args(["bench", "domino", "--seconds", "0.2", "--json"]));
+    let speed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(speed["plies_per_sec"].as_f64().unwrap() > speed["games_per_sec"].as_f64().unwrap());
+}
+
+/// Counted by the engine (whose generator the property tests check against `check`).
+const PERFT_3_EXAMPLE: u64 = 360;
