@@ -4,6 +4,7 @@
 //! format is a variant, two match arms and a module.
 
 mod fights_msgpack;
+mod judge_log;
 
 use std::path::PathBuf;
 
@@ -30,6 +31,8 @@ pub enum Format {
     /// The msgpack history of the `fights` Python environment (Puoribor): a list of
     /// `{state, action, agent_id, timestamp}`.
     FightsMsgpack,
+    /// The `.log` of the Java Domino judge ("Sędzia"), for its replay viewer: export only.
+    JudgeLog,
 }
 
 #[derive(Args)]
@@ -67,9 +70,15 @@ pub fn run(args: ReplayArgs) -> Result<()> {
                 std::fs::write(&args.output, bytes)
                     .with_context(|| format!("writing {}", args.output.display()))
             }
+            Format::JudgeLog => {
+                let log = judge_log::export(&args.replay)?;
+                std::fs::write(&args.output, log)
+                    .with_context(|| format!("writing {}", args.output.display()))
+            }
         },
         ReplayCommand::Import(args) => match args.format {
             Format::FightsMsgpack => fights_msgpack::import(&args.log, &args.output),
+            Format::JudgeLog => judge_log::import(&args.log, &args.output),
         },
     }
 }

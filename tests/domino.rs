@@ -315,3 +315,81 @@ fn perft_and_bench_work() {
 
 /// Counted by the engine (whose generator the property tests check against `check`).
 const PERFT_3_EXAMPLE: u64 = 360;
+
+/// Plays the example board between scripted bots with a replay, and exports the judge's log.
+fn judge_log(name: &str, answers: [&[&str]; 2]) -> String {
+    let dir = temp_dir(&format!("log-{name}"));
+    let replay = dir.join("match.jsonl");
+    play_scripted(
+        name,
+        answers,
+        "{1;1}",
+        &["--replay", replay.to_str().unwrap()],
+    );
+    let log = dir.join("123456VS654321.log");
+    run(arbiter()
+        .args(["replay", "export", "--format", "judge-log"])
+        .arg(&replay)
+        .arg("-o")
+        .arg(&log));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+const LOG_HEAD: &str = "Size 3\nObstacles {1;1}\nPlayer1 \"scripted.py\"\nPlayer2 \"scripted.py\"\n\
+                        Communication\n";
+
+#[test]
+fn the_judges_log_of_a_match() {
+    assert_eq!(
+        judge_log("clean", [A_EXAMPLE, B_EXAMPLE]),
+        format!(
+            "{LOG_HEAD}OK\nOK\nOK\nOK\nMoves:\n{{0;0}},{{0;1}}\n{{2;0}},{{2;2}}\n{{1;2}},{{0;2}}\n"
+        )
+    );
+    // A wrong acknowledgement, and a wrong move, end with ERROR; a timeout with nothing.
+    assert_eq!(
+        judge_log("wrong-ack", [A_EXAMPLE, &["ok", "yes"]]),
+        format!("{LOG_HEAD}OK\nOK\nOK\nERROR\n")
+    );
+    assert_eq!(
+        judge_log("wrong-move", [A_EXAMPLE, &["ok", "ok", "{0;0},{1;0}"]]),
+        format!("{LOG_HEAD}OK\nOK\nOK\nOK\nMoves:\n{{0;0}},{{0;1}}\nERROR\n")
+    );
+    assert_eq!(
+        judge_log("late-ack", [&["ok", "@sleep:900:ok"], B_EXAMPLE]),
+        format!("{LOG_HEAD}OK\nOK\n")
+    );
+}
+
+#[test]
+fn only_domino_replays_have_a_judges_log() {
+    let dir = temp_dir("log-quoridor");
+    let replay = dir.join("q.jsonl");
+    run(arbiter()
+        .args([
+            "play",
+            "quoridor",
+            "--bot",
+            "builtin:runner",
+            "--bot",
+            "builtin:runner",
+            "--replay",
+        ])
+        .arg(&replay));
+    let output = arbiter()
+        .args(["replay", "export", "--format", "judge-log"])
+        .arg(&replay)
+        .arg("-o")
+        .arg(dir.join("x.log"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("quoridor") && message.contains("domino"),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
