@@ -237,7 +237,9 @@ async function main() {
   const page = buildPage(replay, source);
   if (!data.complete && source.streamUrl) {
     page.playback.live = true;
-    page.playback.following = query.get("tick") === null;
+    // A match being played opens at its newest tick and follows it, unless a tick was asked for.
+    if (query.get("tick") === null) page.playback.seek(page.playback.last);
+    else page.playback.following = false;
     page.updateMeta();
     follow(source.streamUrl(data.lines || 0), {
       onRecord: (record) => {

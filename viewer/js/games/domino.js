@@ -14,7 +14,7 @@ class FlatGeometry {
   constructor(size) {
     this.size = size;
     this.cell = 20;
-    this.margin = 26;
+    this.margin = size > 25 ? 34 : 26;
     this.board = size * this.cell;
     this.width = this.board + 2 * this.margin;
     this.height = this.width;
@@ -99,10 +99,12 @@ export function create(replay) {
   svg.append(s("rect", { class: "board", x: geom.margin, y: geom.margin, width: geom.board, height: geom.board }));
   svg.append(s("rect", { x: geom.margin, y: geom.margin, width: geom.board, height: geom.board, fill: "url(#domino-grid)" }));
   const step = size > 25 ? 5 : 1;
+  // Labels keep a readable size however far a big board is scaled down.
+  const font = Math.max(11, geom.width / 55);
   for (let i = 0; i < size; i += step) {
     const [cx, cy] = geom.center(i, i);
-    svg.append(s("text", { class: "coord", x: cx, y: geom.margin - 8, "text-anchor": "middle" }, i));
-    svg.append(s("text", { class: "coord", x: geom.margin - 8, y: cy + 4, "text-anchor": "middle" }, i));
+    svg.append(s("text", { class: "coord", x: cx, y: geom.margin - 6, "text-anchor": "middle", style: `font-size:${font}px` }, i));
+    svg.append(s("text", { class: "coord", x: geom.margin - 6, y: cy + font / 3, "text-anchor": "end", style: `font-size:${font}px` }, i));
   }
   for (const cell of settings.obstacles || []) {
     svg.append(

@@ -52,7 +52,7 @@ export function crossTable(standings, colorOf) {
   const rows = standings.rows;
   if (!standings.two_player || !standings.cross.length) return null;
   return h("div", { class: "table-wrap" }, h("table", { class: "cross", id: "cross-table" },
-    h("thead", {}, h("tr", {}, h("th", {}, ""), rows.map((r, j) => h("th", { class: "num", title: r.alias }, j + 1)))),
+    h("thead", {}, h("tr", {}, h("th", {}, ""), rows.map((r, j) => h("th", { class: "center", title: r.alias }, j + 1)))),
     h("tbody", {}, rows.map((r, i) => h("tr", {},
       h("th", {}, `${i + 1}. `, h("span", { class: "swatch small", style: `background:${colorOf(r.player)}` }), r.alias),
       standings.cross[i].map((cell, j) => {

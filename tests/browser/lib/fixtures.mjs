@@ -1,0 +1,72 @@
+// Replays for the browser tests, made by the binary under test (and a few edited by hand: a
+// 10,000-tick one, one from a newer format, one of a game this viewer does not know).
+
+import fs from "node:fs";
+import path from "node:path";
+import { arbiter } from "./harness.mjs";
+
+/**
+ * A Quoridor bot in sh that logs and draws on every turn, answers an illegal move on its first
+ * turn, a malformed one on its second, and exits on its fourth.
+ */
+const CRASHING_BOT = `#!/bin/sh
+read n; read id; read m; i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+t=0
+while read tick; do
+  [ "$tick" = "-1" ] && exit 0
+  i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+  read f; i=0; while [ $i -lt $f ]; do read l; i=$((i+1)); done
+  read empty
+  echo "tick $tick thinking" >&2
+  echo "#draw cell 4 4 red target" >&2
+  echo "#draw arrow 4 0 4 4 blue" >&2
+  echo "#draw wobble 1 2" >&2
+  if [ $t -eq 1 ]; then echo "hello"; elif [ $t -eq 3 ]; then echo "giving up" >&2; exit 3; else echo "4 4"; fi
+  t=$((t+1))
+done
+`;
+
+export function makeReplays(dir) {
+  const bot = path.join(dir, "crashing-bot.sh");
+  fs.writeFileSync(bot, CRASHING_BOT, { mode: 0o755 });
+  const replays = path.join(dir, "replays");
+  fs.mkdirSync(replays, { recursive: true });
+  const at = (name) => path.join(replays, name);
+  arbiter(["play", "quoridor", "--seed", "9", "--bot", bot, "--bot", "builtin:runner", "--replay", at("crash.jsonl")]);
+  arbiter(["play", "quoridor", "--seed", "5", "--players", "4", "--bot", "builtin:runner", "--bot", "builtin:blocker",
+    "--bot", "builtin:random", "--bot", "builtin:runner", "--replay", at("four.jsonl.gz")]);
+  arbiter(["play", "puoribor", "--seed", "4", "--bot", "builtin:runner", "--bot", "builtin:rotator", "--replay", at("puoribor.jsonl")]);
+  arbiter(["play", "domino", "--seed", "4", "--bot", "builtin:random", "--bot", "builtin:random", "--replay", at("domino.jsonl")]);
+  makeLong(at("crash.jsonl"), at("long.jsonl"), 10000);
+  const header = JSON.parse(fs.readFileSync(at("crash.jsonl"), "utf8").split("\n")[0]);
+  fs.writeFileSync(at("future.jsonl"), JSON.stringify({ ...header, format: { major: 7, minor: 2 } }) + "\n");
+  const lines = fs.readFileSync(at("crash.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  lines[0].game = "labyrinth";
+  fs.writeFileSync(at("unknown-game.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  return { dir, replays, bot };
+}
+
+/** A replay of `count` ticks: the ticks of `source` over and over, numbered on. */
+export function makeLong(source, out, count) {
+  const lines = fs.readFileSync(source, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const ticks = lines.filter((l) => l.type === "tick" && l.tick > 0);
+  const result = lines.find((l) => l.type === "result");
+  const output = [JSON.stringify(lines[0]), JSON.stringify(lines[1])];
+  for (let n = 1; n < count; n++) {
+    const tick = structuredClone(ticks[(n - 1) % ticks.length]);
+    tick.tick = n;
+    tick.state.tick = n;
+    for (const bot of tick.bots) bot.offline = false;
+    output.push(JSON.stringify(tick));
+  }
+  output.push(JSON.stringify({ ...result, ticks: count - 1 }));
+  fs.writeFileSync(out, output.join("\n") + "\n");
+}
+
+/** A tournament of three robots, played to its end, in `dir`/t.db. */
+export function makeTournament(dir) {
+  const db = path.join(dir, "t.db");
+  arbiter(["tournament", "run", "--game", "quoridor", "--add", "builtin:runner", "--add", "builtin:blocker",
+    "--add", "builtin:random", "--db", db, "--rounds", "2", "--seed", "3", "--jobs", "2"]);
+  return db;
+}

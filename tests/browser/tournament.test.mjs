@@ -1,0 +1,75 @@
+// The tournament pages in a real browser: standings with error bars, the ratings chart, the
+// cross-table, filtered matches leading to replays, and a player's page.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { makeTournament } from "./lib/fixtures.mjs";
+
+let server;
+let chrome;
+let page;
+
+before(async () => {
+  const db = makeTournament(tempDir("tournament"));
+  server = await serve(["serve", "--db", db]);
+  chrome = await browser();
+  page = chrome.page;
+});
+
+after(async () => {
+  if (chrome) await chrome.close();
+  if (server) server.stop();
+  assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
+});
+
+test("the home page lists the tournament", async () => {
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector("#tournaments table");
+  assert.match(await page.textContent("#tournaments"), /tournament 1.*quoridor.*round-robin/s);
+  assert.match(await page.textContent("#tournaments"), /finished/);
+});
+
+test("the standings page shows the table, the ratings chart and the cross-table", async () => {
+  await page.goto(`${server.origin}/tournament.html?t=1`);
+  await page.waitForSelector("#standings tbody tr");
+  assert.equal(await page.locator("#standings tbody tr").count(), 3);
+  assert.match(await page.textContent("#standings tbody tr:first-child"), /blocker/);
+  assert.equal(await page.locator("#standings .rating-bar").count(), 3);
+  assert.ok((await page.locator("#ratings-chart .series").count()) === 3, "a line per player");
+  assert.equal(await page.locator("#cross-table tbody tr").count(), 3);
+  await page.waitForSelector("#matches tbody tr");
+  assert.equal(await page.locator("#matches tbody tr").count(), 12);
+  await screenshot(page, "tournament-standings");
+});
+
+test("matches are filtered and lead to their replays", async () => {
+  await page.goto(`${server.origin}/tournament.html?t=1`);
+  await page.waitForSelector("#matches tbody tr");
+  await page.selectOption("#matches select[name=player]", "builtin:random");
+  await page.waitForFunction(() => document.querySelectorAll("#matches tbody tr").length === 8);
+  await page.selectOption("#matches select[name=result]", "win");
+  await page.waitForFunction(() => document.querySelectorAll("#matches tbody tr").length < 8);
+  await page.selectOption("#matches select[name=result]", "");
+  await page.selectOption("#matches select[name=faults]", "yes");
+  await page.waitForSelector("#matches .list-empty");
+  await page.selectOption("#matches select[name=faults]", "");
+  await page.waitForFunction(() => document.querySelectorAll("#matches tbody tr").length === 8);
+  await page.click("#matches tbody tr:first-child a");
+  await page.waitForSelector("#now .tick-no");
+  assert.match(await page.textContent(".topbar"), /tournament 1/);
+  assert.match(await page.textContent("h1"), /random/);
+});
+
+test("a player's page shows its standing, faults and slowest answers", async () => {
+  await page.goto(`${server.origin}/tournament.html?t=1`);
+  await page.waitForSelector("#standings tbody tr");
+  await page.click("#standings a:has-text('runner')");
+  await page.waitForSelector("#slowest-card");
+  assert.match(await page.textContent(".page-head h1"), /runner/);
+  assert.match(await page.textContent("#faults-card"), /No faults/);
+  assert.ok((await page.locator("#slowest tbody tr").count()) > 0);
+  await page.waitForSelector("#matches tbody tr");
+  assert.equal(await page.locator("#matches tbody tr").count(), 8);
+  await screenshot(page, "tournament-player");
+});

@@ -1,0 +1,274 @@
+// The replay viewer in a real browser: stepping, the debug panel, errors, crashed players, the
+// #draw overlay, other games, large and newer replays, live following, the exported page.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { makeReplays } from "./lib/fixtures.mjs";
+
+let fixtures;
+let server;
+let chrome;
+let page;
+
+before(async () => {
+  fixtures = makeReplays(tempDir("viewer"));
+  server = await serve(["serve", "--replays", fixtures.replays]);
+  chrome = await browser();
+  page = chrome.page;
+});
+
+after(async () => {
+  if (chrome) await chrome.close();
+  if (server) server.stop();
+  assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
+});
+
+async function open(query) {
+  await page.goto(`${server.origin}/replay.html?${query}`);
+  await page.waitForSelector("#now .tick-no, .problem");
+}
+
+const nowText = () => page.textContent("#now");
+
+/** Waits for the frame that draws what the last action changed. */
+const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+/** Waits until the tick line matches: the page draws on the next animation frame. */
+async function expectNow(pattern) {
+  try {
+    await page.waitForFunction((source) => new RegExp(source).test(document.querySelector("#now").textContent),
+      pattern.source, { timeout: 5000 });
+  } catch (e) {
+    assert.match(await nowText(), pattern);
+  }
+}
+
+test("a replay opens at its start and steps with the buttons and the keyboard", async () => {
+  await open("id=crash.jsonl");
+  assert.match(await page.textContent("h1"), /crashing-bot\.sh/);
+  await expectNow(/Tick 0 \/ \d+/);
+  await page.click("#step-forward");
+  await expectNow(/Tick 1 \//);
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 2 \//);
+  await page.keyboard.press("ArrowLeft");
+  await expectNow(/Tick 1 \//);
+  await page.keyboard.press("End");
+  await expectNow(/runner/);
+  await page.keyboard.press("Home");
+  await expectNow(/Tick 0 \//);
+});
+
+test("the debug panel shows what the chosen player received, answered and logged", async () => {
+  await open("id=crash.jsonl&tick=1");
+  await page.selectOption("#debug-player", "0");
+  await settle();
+  const received = await page.textContent(".debug .received pre");
+  assert.equal(received, "1\n4 0 10\n4 8 10\n0\n\n");
+  assert.equal(await page.textContent(".debug .sent pre"), "4 4");
+  assert.match(await page.textContent(".debug .log"), /^tick 1 thinking\n#draw cell 4 4 red target\n/);
+  assert.match(await page.textContent(".debug .error-box"), /not a legal pawn move/);
+  assert.ok(await page.isVisible(".debug.faulty"), "a faulty tick is shown on red");
+  assert.match(await page.textContent(".debug .timing"), /time used .*bank left/);
+  // The #draw lines are drawn over the board, and the one it cannot read is explained.
+  assert.equal(await page.locator(".overlay .draw-cell").count(), 1);
+  assert.equal(await page.locator(".overlay .draw-head").count(), 1);
+  assert.match(await page.textContent(".draw-problems"), /unknown drawing "wobble"/);
+  await screenshot(page, "replay-debug-panel");
+
+  await page.selectOption("#debug-player", "1");
+
+  await settle();
+  assert.match(await page.textContent(".debug .received"), /nothing this tick/);
+  assert.equal(await page.locator(".overlay .draw-cell").count(), 0);
+  await page.click("#show-drawings");
+  await page.selectOption("#debug-player", "0");
+  await settle();
+  await settle();
+  assert.equal(await page.locator(".overlay .draw-cell").count(), 0, "drawings can be hidden");
+  await page.click("#show-drawings");
+});
+
+test("next and previous error jump between the chosen player's faults", async () => {
+  await open("id=crash.jsonl");
+  await page.selectOption("#debug-player", "0");
+  await settle();
+  await page.click("#next-error");
+  await expectNow(/Tick 1 \//);
+  await page.keyboard.press("n");
+  await expectNow(/Tick 3 \//);
+  assert.match(await page.textContent(".debug .error-box"), /expected 2 numbers/);
+  await page.keyboard.press("n");
+  await page.keyboard.press("p");
+  await expectNow(/Tick 3 \//);
+  // The timeline marks every error tick.
+  const marked = await page.evaluate(() => {
+    const canvas = document.querySelector(".timeline .marks");
+    const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+    let red = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] > 200 && data[i + 1] < 80) red++;
+    return red;
+  });
+  assert.ok(marked > 0, "red marks on the timeline");
+});
+
+test("a crashed player is crossed out from the tick it went down", async () => {
+  await open("id=crash.jsonl");
+  await page.selectOption("#debug-player", "0");
+  await settle();
+  const downAt = await page.evaluate(async () => {
+    const r = await (await fetch("/api/replay?id=crash.jsonl")).json();
+    return r.ticks.findIndex((t) => t.bots[0].offline);
+  });
+  assert.ok(downAt > 0);
+  for (let i = 0; i < downAt - 1; i++) await page.keyboard.press("ArrowRight");
+  await expectNow(new RegExp(`Tick ${downAt - 1} /`));
+  assert.equal(await page.locator(".player.down").count(), 0, "not down before");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(new RegExp(`Tick ${downAt} /`));
+  const name = page.locator(".player.down .name");
+  assert.equal(await name.count(), 1);
+  assert.equal(await name.textContent(), "crashing-bot.sh");
+  const line = await name.evaluate((el) => getComputedStyle(el).textDecorationLine);
+  assert.equal(line, "line-through");
+  assert.match(await page.textContent(".player.down .badge"), new RegExp(`offline since tick ${downAt}`));
+  assert.match(await page.textContent(".debug .error-box"), /exit|crash|closed/i);
+  await screenshot(page, "replay-crashed-player");
+});
+
+test("playing advances by itself and pauses", async () => {
+  await open("id=crash.jsonl");
+  await page.selectOption("select[aria-label=speed]", "64");
+  await page.keyboard.press("Space");
+  await page.waitForFunction(() => /Tick ([3-9]|\d\d) /.test(document.querySelector("#now").textContent));
+  await page.keyboard.press("Space");
+  await page.waitForTimeout(100);
+  const paused = await nowText();
+  await page.waitForTimeout(200);
+  assert.equal(await nowText(), paused);
+});
+
+test("four players, gzip replay: every pawn and its goal edge are drawn", async () => {
+  await open("id=four.jsonl.gz&tick=30");
+  assert.equal(await page.locator(".players .player").count(), 4);
+  assert.equal(await page.locator(".board-svg .pawn").count(), 4);
+  assert.equal(await page.locator(".board-svg .goal").count(), 4);
+  assert.ok((await page.locator(".board-svg .wall").count()) > 0);
+  await screenshot(page, "replay-four-players");
+});
+
+test("puoribor and domino boards are drawn", async () => {
+  await open("id=puoribor.jsonl");
+  await page.keyboard.press("End");
+  await settle();
+  assert.ok((await page.locator(".board-svg.puoribor .wall").count()) > 0);
+  assert.equal(await page.locator(".board-svg.puoribor .pawn").count(), 2);
+  await screenshot(page, "replay-puoribor");
+  await open("id=domino.jsonl");
+  await page.keyboard.press("End");
+  await settle();
+  assert.ok((await page.locator(".board-svg.domino .obstacle").count()) > 0);
+  assert.ok((await page.locator(".board-svg.domino .domino").count()) > 100);
+  await page.keyboard.press("Home");
+  await settle();
+  assert.equal(await page.locator(".board-svg.domino .domino").count(), 0);
+  await page.keyboard.press("End");
+  await settle();
+  await screenshot(page, "replay-domino");
+});
+
+test("a game the viewer does not know is shown as text", async () => {
+  await open("id=unknown-game.jsonl&tick=2");
+  assert.match(await page.textContent(".text-board"), /cannot draw "labyrinth"/);
+  assert.match(await page.textContent(".text-board .state-text:not(.action)"), /"pawns"/);
+  assert.match(await page.textContent(".debug .received"), /\S/);
+});
+
+test("a replay of a newer format gives a readable message", async () => {
+  await page.goto(`${server.origin}/replay.html?id=future.jsonl`);
+  await page.waitForSelector(".problem");
+  const text = await page.textContent(".problem");
+  assert.match(text, /newer Arbiter/);
+  assert.match(text, /7\.2/);
+  await screenshot(page, "replay-newer-format");
+  await page.goto(`${server.origin}/replay.html?id=missing.jsonl`);
+  await page.waitForSelector(".problem");
+  assert.match(await page.textContent(".problem"), /no replay "missing.jsonl"/);
+});
+
+test("a 10,000-tick replay loads and scrubs without stalls", async () => {
+  const started = Date.now();
+  await open("id=long.jsonl");
+  const loaded = Date.now() - started;
+  assert.ok(loaded < 15000, `loaded in ${loaded} ms`);
+  await expectNow(/Tick 0 \/ 9999/);
+  const timing = await page.evaluate(async () => {
+    const slider = document.querySelector(".timeline .slider");
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const t0 = performance.now();
+    let worst = 0;
+    for (let i = 0; i < 60; i++) {
+      const before = performance.now();
+      slider.value = String(Math.floor((i * 9973) % 10000));
+      slider.dispatchEvent(new Event("input"));
+      await frame();
+      await frame();
+      worst = Math.max(worst, performance.now() - before);
+    }
+    return { total: performance.now() - t0, worst };
+  });
+  assert.ok(timing.worst < 500, `worst seek took ${timing.worst.toFixed(0)} ms`);
+  await page.keyboard.press("End");
+  await expectNow(/Tick 9999 \/ 9999/);
+  const keys = Date.now();
+  for (let i = 0; i < 30; i++) await page.keyboard.press("p");
+  assert.ok(Date.now() - keys < 5000, "error jumps are quick");
+  await screenshot(page, "replay-long");
+});
+
+test("a match being written is followed live to its end", async () => {
+  const source = fs.readFileSync(path.join(fixtures.replays, "crash.jsonl"), "utf8").trim().split("\n");
+  const growing = path.join(fixtures.replays, "growing.jsonl");
+  fs.writeFileSync(growing, source.slice(0, 3).join("\n") + "\n");
+  await open("id=growing.jsonl");
+  assert.ok(await page.isVisible(".live-badge"));
+  await expectNow(/Tick 1 \/ 1/);
+  for (let n = 3; n < source.length; n++) {
+    fs.appendFileSync(growing, source[n] + "\n");
+    if (n === 6) await expectNow(/Tick 5 \/ 5/);
+  }
+  await page.waitForSelector(".live-badge", { state: "hidden" });
+  const last = JSON.parse(source[source.length - 2]).tick;
+  await expectNow(new RegExp(`Tick ${last} / ${last}`));
+  assert.match(await page.textContent(".match-head .meta"), /runner wins/);
+});
+
+test("an exported page plays the replay with no server", async () => {
+  const out = path.join(fixtures.dir, "match.html");
+  arbiter(["export", path.join(fixtures.replays, "crash.jsonl"), "-o", out]);
+  const html = fs.readFileSync(out, "utf8");
+  assert.ok(!/src="\/js\//.test(html) && !/href="\/css\//.test(html), "nothing is fetched from a server");
+  await page.goto(`file://${out}`);
+  await page.waitForSelector("#now .tick-no");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 1 \//);
+  await settle();
+  assert.equal(await page.textContent(".debug .sent pre"), "4 4");
+  assert.equal(await page.locator(".overlay .draw-cell").count(), 1);
+  await screenshot(page, "exported-page");
+});
+
+test("the home page lists the replays", async () => {
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector("#replay-files");
+  const text = await page.textContent("#replay-files");
+  assert.match(text, /crash\.jsonl/);
+  assert.match(text, /four\.jsonl\.gz/);
+  assert.match(await page.textContent("#replays"), /newer than this arbiter reads/);
+  await page.click("text=crash.jsonl");
+  await page.waitForSelector("#now .tick-no");
+  await screenshot(page, "home-replays");
+});
