@@ -8,6 +8,7 @@
 pub mod domino;
 pub mod perft;
 pub mod playout;
+pub mod puoribor;
 pub mod quoridor;
 
 use std::fmt;
