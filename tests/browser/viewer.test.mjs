@@ -272,3 +272,17 @@ test("the home page lists the replays", async () => {
   await page.waitForSelector("#now .tick-no");
   await screenshot(page, "home-replays");
 });
+
+test("arbiter view serves one replay and prints its page's address", async () => {
+  const one = await serve(["view", path.join(fixtures.replays, "four.jsonl.gz")]);
+  try {
+    assert.match(one.url.pathname + one.url.search, /^\/replay\.html\?id=four\.jsonl\.gz$/);
+    await page.goto(one.url.href);
+    await page.waitForSelector("#now .tick-no");
+    assert.equal(await page.locator(".players .player").count(), 4);
+    const list = await page.evaluate(async () => (await fetch("/api/replays")).json());
+    assert.deepEqual(list.map((r) => r.id), ["four.jsonl.gz"]);
+  } finally {
+    one.stop();
+  }
+});

@@ -64,8 +64,20 @@ function resultOf(r) {
   return `${winners.length === 1 ? `${winners[0]} wins` : `draw`} (${r.reason})`;
 }
 
+/** How many replay files are listed before "show all". */
+const FIRST_FILES = 50;
+let showAllFiles = false;
+
 function replayTable(list) {
   if (!list.length) return h("p", { class: "list-empty" }, "No replay files here.");
+  const shown = showAllFiles ? list : list.slice(0, FIRST_FILES);
+  const more = list.length > shown.length
+    ? h("button", { type: "button", class: "more", onclick: () => { showAllFiles = true; load(); } }, `show all ${list.length}`)
+    : null;
+  return h("div", {}, replayRows(shown), more);
+}
+
+function replayRows(list) {
   return h("div", { class: "table-wrap" }, h("table", { id: "replay-files" },
     h("thead", {}, h("tr", {}, ["file", "game", "players", "ticks", "result", "faults", "changed"].map((c) => h("th", {}, c)))),
     h("tbody", {}, list.map((r) => h("tr", {},

@@ -22,7 +22,7 @@ function card(title, body, id) {
 function faultsTable(t, faults, capped) {
   if (!faults.length) return h("p", { class: "list-empty" }, "No faults: every answer was well-formed, legal and in time.");
   return h("div", {},
-    h("div", { class: "table-wrap" }, h("table", { id: "faults" },
+    h("div", { class: "table-wrap scroll" }, h("table", { id: "faults" },
       h("thead", {}, h("tr", {}, h("th", { class: "num" }, "match"), h("th", { class: "num" }, "tick"), h("th", {}, "what the referee said"))),
       h("tbody", {}, faults.map((f) => h("tr", {},
         h("td", { class: "num" }, h("a", { href: links.replayOfMatch(t, f.match, { tick: f.tick, player: f.seat }) }, f.match)),

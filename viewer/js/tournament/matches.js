@@ -25,7 +25,7 @@ function seatCell(m, colorOf) {
       h("span", { class: "swatch small", style: `background:${colorOf(seat.player)}` }),
       seat.alias,
       seat.score !== null && seat.score !== undefined ? h("span", { class: "score" }, fmt.points(seat.score)) : null,
-      faults.length ? h("span", { class: "pill bad", title: faults.join(", ") }, faults.length === 1 ? faults[0] : `${faults.length} faults`) : null);
+      faults.length ? h("span", { class: "pill bad", title: faults.join(", ") }, faults.join(" · ")) : null);
   }));
 }
 
