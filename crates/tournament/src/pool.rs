@@ -193,11 +193,19 @@ pub fn run(
                     None => break,
                 }
             }
-            let (w, id, outcome) = result_rx.recv().expect("a busy worker answers");
-            busy -= 1;
-            coordinator.commit(id, outcome, &mut summary, on_event)?;
+            // Every result that is in goes into one commit; each worker then gets its next
+            // match only after its result is committed.
+            let mut batch = vec![result_rx.recv().expect("a busy worker answers")];
+            batch.extend(result_rx.try_iter());
+            busy -= batch.len();
+            let workers_done: Vec<usize> = batch.iter().map(|(w, _, _)| *w).collect();
+            let outcomes = batch
+                .into_iter()
+                .map(|(_, id, outcome)| (id, outcome))
+                .collect();
+            coordinator.commit(outcomes, &mut summary, on_event)?;
             on_event(coordinator.progress());
-            idle.push(w);
+            idle.extend(workers_done);
         }
         Ok::<(), TournamentError>(())
     })?;
@@ -272,60 +280,64 @@ impl Coordinator<'_> {
 
     fn commit(
         &mut self,
-        id: i64,
-        outcome: Result<Played, PlayFailure>,
+        outcomes: Vec<(i64, Result<Played, PlayFailure>)>,
         summary: &mut RunSummary,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<(), TournamentError> {
         let complete_before = self.complete_rounds();
-        let row = self
-            .rows
-            .get(&id)
-            .expect("a claimed match is known")
-            .clone();
-        let result = match outcome {
-            Ok(played) => {
-                let replay = self.options.replays.join(format!("m{id:05}.jsonl.gz"));
-                Some(result_of(&row, &played, &replay))
-            }
-            Err(PlayFailure::CannotStart { seat, reason }) => Some(forfeit(&row, seat, reason)),
-            Err(PlayFailure::Arbiter(error)) => {
-                let failed =
-                    self.store
-                        .record_failure(self.t.id, id, &error, self.options.max_attempts)?;
-                let row = self.rows.get_mut(&id).expect("known");
-                row.attempts += 1;
-                row.error = Some(error.clone());
-                row.state = if failed {
-                    summary.failed += 1;
-                    MatchState::Failed
-                } else {
-                    MatchState::Queued
-                };
-                on_event(Event::Trouble {
-                    id,
-                    error: &error,
-                    failed,
-                });
-                if failed {
-                    let snapshots = self.snapshots(complete_before);
-                    for (round, rows) in &snapshots {
-                        self.store.save_ratings(self.t.id, *round, rows)?;
-                    }
+        let mut results = Vec::new();
+        for (id, outcome) in outcomes {
+            let row = self.rows.get(&id).expect("a claimed match is known");
+            let result = match outcome {
+                Ok(played) => {
+                    let replay = self.options.replays.join(format!("m{id:05}.jsonl.gz"));
+                    result_of(row, &played, &replay)
                 }
-                return Ok(());
-            }
-        };
-        let result = result.expect("set above");
-        {
+                Err(PlayFailure::CannotStart { seat, reason }) => forfeit(row, seat, reason),
+                Err(PlayFailure::Arbiter(error)) => {
+                    self.trouble(id, error, summary, on_event)?;
+                    continue;
+                }
+            };
             let row = self.rows.get_mut(&id).expect("known");
             row.state = MatchState::Done;
             row.result = Some(result.clone());
+            results.push((id, result));
         }
         let snapshots = self.snapshots(complete_before);
-        self.store.finish(self.t.id, id, &result, &snapshots)?;
-        summary.played += 1;
-        on_event(Event::Played(&self.rows[&id]));
+        self.store.finish(self.t.id, &results, &snapshots)?;
+        summary.played += results.len();
+        for (id, _) in &results {
+            on_event(Event::Played(&self.rows[id]));
+        }
+        Ok(())
+    }
+
+    /// A failure of Arbiter or the machine: the match is queued again, or failed for good.
+    fn trouble(
+        &mut self,
+        id: i64,
+        error: String,
+        summary: &mut RunSummary,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), TournamentError> {
+        let failed = self
+            .store
+            .record_failure(self.t.id, id, &error, self.options.max_attempts)?;
+        let row = self.rows.get_mut(&id).expect("known");
+        row.attempts += 1;
+        row.error = Some(error.clone());
+        row.state = if failed {
+            summary.failed += 1;
+            MatchState::Failed
+        } else {
+            MatchState::Queued
+        };
+        on_event(Event::Trouble {
+            id,
+            error: &error,
+            failed,
+        });
         Ok(())
     }
 

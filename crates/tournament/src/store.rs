@@ -22,6 +22,8 @@ pub struct Store {
     pool: AnyPool,
     /// The database file, for SQLite; replays go next to it.
     file: Option<PathBuf>,
+    /// Whether the connection's commits are synced to disk (SQLite), as set last.
+    durable: std::cell::Cell<bool>,
 }
 
 /// A tournament's settings as stored.
@@ -198,12 +200,29 @@ impl Store {
             runtime,
             pool,
             file,
+            durable: std::cell::Cell::new(true),
         })
     }
 
     /// The SQLite file behind the store, if it is one.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()
+    }
+
+    /// Whether SQLite commits wait for the disk (`synchronous = FULL`) or only for the WAL
+    /// (`NORMAL`); PostgreSQL keeps its own setting.
+    fn set_durable(&self, durable: bool) -> Result<(), TournamentError> {
+        if self.file.is_none() || self.durable.get() == durable {
+            return Ok(());
+        }
+        let pragma = if durable {
+            "PRAGMA synchronous = FULL"
+        } else {
+            "PRAGMA synchronous = NORMAL"
+        };
+        self.block(async { self.pool.execute(pragma).await.map(|_| ()) })?;
+        self.durable.set(durable);
+        Ok(())
     }
 
     fn block<T>(
@@ -366,6 +385,10 @@ impl Store {
 
     /// Takes the first queued match and marks it running.
     pub fn claim_next(&self, tournament: i64) -> Result<Option<MatchRow>, TournamentError> {
+        // Losing this mark to a power cut is harmless: a running match is queued again anyway.
+        // Skipping its fsync halves the syncs of a match; the WAL keeps commits in order, so
+        // the next durable commit makes this one durable too.
+        self.set_durable(false)?;
         let row = self.block(async {
             let mut tx = self.pool.begin().await?;
             let row = sqlx::query(&format!(
@@ -398,35 +421,37 @@ impl Store {
         .transpose()
     }
 
-    /// Commits a played match, and the ratings snapshot of a round it completed.
+    /// Commits played matches, and the ratings snapshots of the rounds they completed, in one
+    /// transaction: matches that ended together share one sync to disk.
     pub fn finish(
         &self,
         tournament: i64,
-        id: i64,
-        result: &MatchResult,
+        results: &[(i64, MatchResult)],
         ratings: &[(u32, Vec<RatingRow>)],
     ) -> Result<(), TournamentError> {
-        let faults = serde_json::to_string(&result.faults).expect("faults serialize");
+        self.set_durable(true)?;
         self.block(async {
             let mut tx = self.pool.begin().await?;
-            sqlx::query(
-                "UPDATE matches SET state = 'done', scores = $1, placement = $2, reason = $3, \
-                 faults = $4, replay = $5, ticks = $6, time_ms = $7, turns = $8, finished = $9 \
-                 WHERE tournament_id = $10 AND id = $11",
-            )
-            .bind(json(&result.scores))
-            .bind(json(&result.placement))
-            .bind(&result.reason)
-            .bind(&faults)
-            .bind(result.replay.clone())
-            .bind(i64::from(result.ticks))
-            .bind(json(&result.time_ms))
-            .bind(json(&result.turns))
-            .bind(now_ms())
-            .bind(tournament)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+            for (id, result) in results {
+                sqlx::query(
+                    "UPDATE matches SET state = 'done', scores = $1, placement = $2, \
+                     reason = $3, faults = $4, replay = $5, ticks = $6, time_ms = $7, turns = $8, \
+                     finished = $9 WHERE tournament_id = $10 AND id = $11",
+                )
+                .bind(json(&result.scores))
+                .bind(json(&result.placement))
+                .bind(&result.reason)
+                .bind(json(&result.faults))
+                .bind(result.replay.clone())
+                .bind(i64::from(result.ticks))
+                .bind(json(&result.time_ms))
+                .bind(json(&result.turns))
+                .bind(now_ms())
+                .bind(tournament)
+                .bind(*id)
+                .execute(&mut *tx)
+                .await?;
+            }
             for (round, rows) in ratings {
                 save_ratings(&mut tx, tournament, *round, rows).await?;
             }
