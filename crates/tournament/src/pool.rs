@@ -305,7 +305,7 @@ impl Coordinator<'_> {
             results.push((id, result));
         }
         let snapshots = self.snapshots(complete_before);
-        self.store.finish(self.t.id, &results, &snapshots)?;
+        self.store.finish_many(self.t.id, &results, &snapshots)?;
         summary.played += results.len();
         for (id, _) in &results {
             on_event(Event::Played(&self.rows[id]));

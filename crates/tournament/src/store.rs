@@ -421,9 +421,20 @@ impl Store {
         .transpose()
     }
 
+    /// Commits a played match, and the ratings snapshots of the rounds it completed.
+    pub fn finish(
+        &self,
+        tournament: i64,
+        id: i64,
+        result: &MatchResult,
+        ratings: &[(u32, Vec<RatingRow>)],
+    ) -> Result<(), TournamentError> {
+        self.finish_many(tournament, &[(id, result.clone())], ratings)
+    }
+
     /// Commits played matches, and the ratings snapshots of the rounds they completed, in one
     /// transaction: matches that ended together share one sync to disk.
-    pub fn finish(
+    pub fn finish_many(
         &self,
         tournament: i64,
         results: &[(i64, MatchResult)],
