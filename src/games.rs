@@ -119,7 +119,11 @@ impl CliGame for arbiter_games::puoribor::Puoribor {
         refuse_flag(name, "players", &flags.players.filter(|&p| p != 2))?;
         refuse_flag(name, "board", &flags.board.filter(|&b| b != 9))?;
         refuse_flag(name, "walls", &flags.walls.filter(|&w| w != 10))?;
-        refuse_flag(name, "start-player", &flags.start_player.filter(|&s| s != 0))?;
+        refuse_flag(
+            name,
+            "start-player",
+            &flags.start_player.filter(|&s| s != 0),
+        )?;
         let max_ticks = flags
             .max_ticks
             .unwrap_or(arbiter_games::puoribor::DEFAULT_MAX_TICKS);
