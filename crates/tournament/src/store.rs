@@ -504,14 +504,15 @@ impl Store {
                     .try_get(0)?;
             let attempts = attempts + 1;
             let failed = attempts >= i64::from(max_attempts);
+            // NULLIF rather than an optional time: see `save_ratings` on NULL binds.
             sqlx::query(
                 "UPDATE matches SET attempts = $1, error = $2, state = $3, started = NULL, \
-                 finished = $4 WHERE tournament_id = $5 AND id = $6",
+                 finished = NULLIF($4, 0) WHERE tournament_id = $5 AND id = $6",
             )
             .bind(attempts)
             .bind(error)
             .bind(if failed { "failed" } else { "queued" })
-            .bind(failed.then(now_ms))
+            .bind(if failed { now_ms() } else { 0 })
             .bind(tournament)
             .bind(id)
             .execute(&mut *tx)
@@ -564,7 +565,9 @@ impl Store {
                     RatingRow {
                         player: r.try_get("player")?,
                         rating: r.try_get("rating")?,
-                        deviation: r.try_get("deviation")?,
+                        deviation: r
+                            .try_get::<Option<f64>, _>("deviation")?
+                            .filter(|d| !d.is_nan()),
                         games: r.try_get::<i64, _>("games")? as u32,
                     },
                 ))
@@ -649,7 +652,10 @@ async fn save_ratings(
         .bind(i64::from(round))
         .bind(&r.player)
         .bind(r.rating)
-        .bind(r.deviation)
+        // Not an Option: PostgreSQL fixes a parameter's type at its first use, and a NULL first
+        // makes a later float unreadable through the Any driver. NaN is stored for "none"
+        // (SQLite turns it into NULL).
+        .bind(r.deviation.unwrap_or(f64::NAN))
         .bind(i64::from(r.games))
         .execute(&mut **tx)
         .await?;
