@@ -431,3 +431,149 @@ fn forfeit(row: &MatchRow, seat: usize, reason: String) -> MatchResult {
         turns: vec![0; n],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    use arbiter_bots::Robots;
+    use arbiter_games::quoridor::{Quoridor, Settings};
+    use arbiter_referee::{MatchConfig, Seat, run_match};
+    use arbiter_replay::ReplayWriter;
+
+    use super::*;
+    use crate::players::Player;
+    use crate::schedule::match_seed;
+    use crate::store::{NewMatch, now_ms};
+
+    /// Plays real 5×5 Quoridor between robots, but fails as told: by match seed, the failures
+    /// to return before playing.
+    struct Flaky {
+        failures: Mutex<HashMap<u64, Vec<PlayFailure>>>,
+    }
+
+    impl Arena for Flaky {
+        fn players_per_match(&self) -> usize {
+            2
+        }
+
+        fn play(
+            &self,
+            seats: &[SeatSpec],
+            seed: u64,
+            replay: &Path,
+        ) -> Result<MatchReport, PlayFailure> {
+            if let Some(failure) = self
+                .failures
+                .lock()
+                .unwrap()
+                .get_mut(&seed)
+                .and_then(Vec::pop)
+            {
+                return Err(failure);
+            }
+            let game = Quoridor::new(Settings::standard(2, 5).unwrap()).unwrap();
+            let seats: Vec<Box<dyn Seat<Quoridor>>> = seats
+                .iter()
+                .map(|s| s.open(|name| Quoridor::robot(name, seed)).unwrap())
+                .collect();
+            let mut writer = ReplayWriter::create(replay).unwrap();
+            let config = MatchConfig {
+                seed,
+                ..MatchConfig::default()
+            };
+            let report = run_match(game, seats, &config, Some(&mut writer)).unwrap();
+            writer.finish().unwrap();
+            Ok(report)
+        }
+
+        fn check(&self, _: &SeatSpec, _: &Path) -> Result<MatchReport, PlayFailure> {
+            unreachable!("robots are not checked")
+        }
+    }
+
+    #[test]
+    fn machine_failures_are_retried_then_failed_and_a_bot_that_cannot_start_loses() {
+        let dir = std::env::temp_dir().join(format!("arbiter-pool-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::open(dir.join("t.db").to_str().unwrap()).unwrap();
+        let players = vec![Player::builtin("runner"), Player::builtin("blocker")];
+        let seed = 5;
+        let t = Tournament {
+            id: 1,
+            game: "quoridor".into(),
+            format: Format::RoundRobin,
+            seed,
+            rounds: 2,
+            players_per_match: 2,
+            settings: serde_json::json!({}),
+            created: now_ms(),
+            finished: None,
+        };
+        let pairs = [("runner", "blocker"), ("blocker", "runner")];
+        let matches: Vec<NewMatch> = (1..=4)
+            .map(|id| NewMatch {
+                id,
+                round: 1 + (id as u32 - 1) / 2,
+                seats: [
+                    pairs[(id as usize - 1) % 2].0,
+                    pairs[(id as usize - 1) % 2].1,
+                ]
+                .map(|p| format!("builtin:{p}"))
+                .to_vec(),
+                seed: match_seed(seed, id as u64),
+            })
+            .collect();
+        store.create(&t, &players, &matches, None).unwrap();
+        let machine = || PlayFailure::Arbiter("disk full".into());
+        let failures = HashMap::from([
+            (match_seed(seed, 2), vec![machine(), machine(), machine()]),
+            (match_seed(seed, 3), vec![machine()]),
+            (
+                match_seed(seed, 4),
+                vec![PlayFailure::CannotStart {
+                    seat: 1,
+                    reason: "program not found".into(),
+                }],
+            ),
+        ]);
+        let arena = Flaky {
+            failures: Mutex::new(failures),
+        };
+        let options = RunOptions {
+            jobs: 2,
+            replays: dir.join("replays"),
+            max_attempts: 3,
+        };
+        let mut troubles = 0;
+        let summary = run(&store, &t, &arena, &options, &mut |e| {
+            if let Event::Trouble { .. } = e {
+                troubles += 1;
+            }
+        })
+        .unwrap();
+        assert_eq!(troubles, 4);
+        assert_eq!((summary.played, summary.failed), (3, 1));
+        let rows = store.matches(1).unwrap();
+        assert_eq!(rows[1].state, MatchState::Failed);
+        assert_eq!(rows[1].attempts, 3);
+        assert!(rows[1].result.is_none(), "never scored");
+        assert_eq!(rows[1].error.as_deref(), Some("disk full"));
+        assert_eq!((rows[2].state, rows[2].attempts), (MatchState::Done, 1));
+        let forfeit = rows[3].result.as_ref().unwrap();
+        assert_eq!(forfeit.scores, [1.0, 0.0]);
+        assert_eq!(forfeit.reason, "cannot_start");
+        assert_eq!(forfeit.faults[0].player, "builtin:runner");
+        assert!(forfeit.faults[0].crashed);
+        let played = rows[0].result.as_ref().unwrap();
+        assert!(Path::new(played.replay.as_ref().unwrap()).is_file());
+        assert!(played.turns.iter().all(|&t| t > 0), "{:?}", played.turns);
+        // Both rounds are over (one match failed): two rating snapshots.
+        let history = store.ratings(1).unwrap();
+        assert_eq!(history.iter().filter(|(r, _)| *r == 2).count(), 2);
+        assert!(store.tournament(1).unwrap().finished.is_some());
+        store.close();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
