@@ -214,7 +214,11 @@ function buildPage(replay, source) {
 
   const start = Number(query.get("tick"));
   playback.seek(query.get("tick") !== null && Number.isFinite(start) ? start : 0);
-  return { playback, schedule, updateMeta };
+  /** The badge while following: the browser reconnects by itself after a dropped stream. */
+  const connection = (state) => {
+    liveBadge.textContent = state === "reconnecting" ? "RECONNECTING…" : "LIVE";
+  };
+  return { playback, schedule, updateMeta, connection };
 }
 
 async function main() {
@@ -254,6 +258,7 @@ async function main() {
         page.playback.live = false;
         page.schedule();
       },
+      onState: page.connection,
     });
   }
 }
