@@ -55,6 +55,13 @@ function resultText(replay) {
   return `${who} (${result.reason}) after ${result.ticks} ticks`;
 }
 
+/** Whether the action of a tick was played by the referee because the bot's answer was refused. */
+function refusedAnswer(tick) {
+  const bot = tick.bots && tick.bots[tick.player];
+  const kind = tick.action && tick.action.kind;
+  return !!(bot && bot.error) && !["start", "stuck", "forfeit"].includes(kind);
+}
+
 function defaultPlayer(replay) {
   const wanted = Number(query.get("player"));
   if (Number.isInteger(wanted) && wanted >= 0 && wanted < replay.players.length && query.get("player") !== null) return wanted;
@@ -184,7 +191,9 @@ function buildPage(replay, source) {
       const who = tick.player === null || tick.player === undefined
         ? h("span", {}, "start of the match")
         : h("span", {}, h("span", { class: "swatch small", style: `background:${playerColor(tick.player)}` }),
-          h("b", {}, replay.playerName(tick.player)), " ", gameModule.describeAction(tick.action));
+          h("b", {}, replay.playerName(tick.player)), " ",
+          tick.action && tick.action.kind === "forfeit" ? "forfeited the match" : gameModule.describeAction(tick.action),
+          refusedAnswer(tick) ? h("span", { class: "muted" }, " (played for it: its answer was refused)") : null);
       const faulty = tick.bots && tick.bots.some((b) => b.error);
       now.replaceChildren(h("span", { class: "tick-no" }, `Tick ${tick.tick} / ${replay.ticks[total - 1].tick}`), " · ", who,
         ...(faulty ? [h("span", { class: "error-flag" }, "error")] : []));
