@@ -69,12 +69,11 @@ pub fn read_config(path: &Path) -> Result<(MatchConfig, Settings)> {
             path.display()
         )
     })?;
-    if !config.map.exists() {
-        if let Some(beside) = path.parent().map(|dir| dir.join(&config.map)) {
-            if beside.exists() {
-                config.map = beside;
-            }
-        }
+    if !config.map.exists()
+        && let Some(beside) = path.parent().map(|dir| dir.join(&config.map))
+        && beside.exists()
+    {
+        config.map = beside;
     }
     let settings = read_map(&config.map)?;
     if config.bots.len() != usize::from(settings.players) {

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -150,18 +150,18 @@ pub fn play<G: Wire + Robots>(
         );
     }
     for spec in specs {
-        if let SeatSpec::Builtin { name } = spec {
-            if !G::ROBOTS.contains(&name.as_str()) {
-                bail!(
-                    "there is no robot builtin:{name} for {}; there are: {}",
-                    G::NAME,
-                    G::ROBOTS
-                        .iter()
-                        .map(|r| format!("builtin:{r}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
+        if let SeatSpec::Builtin { name } = spec
+            && !G::ROBOTS.contains(&name.as_str())
+        {
+            bail!(
+                "there is no robot builtin:{name} for {}; there are: {}",
+                G::NAME,
+                G::ROBOTS
+                    .iter()
+                    .map(|r| format!("builtin:{r}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
     }
     let mut seats: Vec<Box<dyn Seat<G>>> = Vec::with_capacity(specs.len());
@@ -297,8 +297,8 @@ fn print_report<G: Wire>(report: &MatchReport, args: &PlayArgs) {
 }
 
 fn play_judge_config(
-    path: &PathBuf,
-    score_path: &PathBuf,
+    path: &Path,
+    score_path: &Path,
     config: &MatchConfig,
     args: &PlayArgs,
 ) -> Result<()> {

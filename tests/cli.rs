@@ -99,7 +99,7 @@ fn python_starter_finishes_a_match_without_a_fault() {
         root().join("examples/quoridor/starter.py").display()
     );
     for seat in 0..2 {
-        let mut bots = vec!["builtin:runner", "builtin:runner"];
+        let mut bots = ["builtin:runner", "builtin:runner"];
         bots[seat] = &starter;
         let result = play_json(&["--bot", bots[0], "--bot", bots[1]]);
         assert_no_faults(&result);
@@ -193,7 +193,7 @@ fn same_seed_gives_the_same_match() {
     let (a, b) = (replay("a.jsonl"), replay("b.jsonl.gz"));
     assert_eq!(a, b);
     let read = |name: &str| {
-        let mut replay = arbiter_replay::read_replay(&dir.join(name)).unwrap();
+        let mut replay = arbiter_replay::read_replay(dir.join(name)).unwrap();
         arbiter_replay::strip_timing(&mut replay);
         replay
     };

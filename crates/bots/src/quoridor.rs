@@ -90,16 +90,13 @@ impl Blocker {
 impl Robot<Quoridor> for Blocker {
     fn choose(&mut self, game: &Quoridor) -> Action {
         let me = game.current();
-        if game.walls_left(me) > 0 {
-            if let (Some(mine), Some((opponent, theirs))) =
+        if game.walls_left(me) > 0
+            && let (Some(mine), Some((opponent, theirs))) =
                 (game.distance(me), Self::leading_opponent(game, me))
-            {
-                if theirs < mine {
-                    if let Some(wall) = self.best_wall(game, me, opponent) {
-                        return wall;
-                    }
-                }
-            }
+            && theirs < mine
+            && let Some(wall) = self.best_wall(game, me, opponent)
+        {
+            return wall;
         }
         self.runner.choose(game)
     }
