@@ -346,16 +346,21 @@ impl Dir {
     }
 }
 
-/// The edges one shortest path of a player crosses, to spare the path rule most flood fills:
-/// an action that blocks none of them leaves that path, so that player, intact.
+/// The edges one shortest path of a player crosses, by the direction it crosses them, to spare
+/// the path rule most flood fills: an action that blocks none of them leaves that path, so that
+/// player, intact; a wall that blocks one of them needs only a detour around it.
 #[derive(Clone, Copy)]
 struct Guard {
     pawn: Set,
     goal: Set,
-    /// Cells whose lower edge the path crosses.
-    s: Set,
-    /// Cells whose right edge the path crosses.
-    e: Set,
+    /// Cells whose lower edge the path crosses going down (`c → c + 1`).
+    down: Set,
+    /// Cells whose lower edge the path crosses going up (`c + 1 → c`).
+    up: Set,
+    /// Cells whose right edge the path crosses going right (`c → c + 9`).
+    right: Set,
+    /// Cells whose right edge the path crosses going left (`c + 9 → c`).
+    left: Set,
 }
 
 impl Guard {
@@ -363,8 +368,10 @@ impl Guard {
         let mut guard = Guard {
             pawn: bit(pawn),
             goal,
-            s: 0,
-            e: 0,
+            down: 0,
+            up: 0,
+            right: 0,
+            left: 0,
         };
         let mut layers = [0 as Set; CELLS];
         let mut seen = bit(pawn);
@@ -374,8 +381,8 @@ impl Guard {
             let next = expand(layers[d], open_s, open_e) & !seen;
             if next == 0 {
                 // No path: every check must flood (and will find none).
-                guard.s = BOARD;
-                guard.e = BOARD;
+                guard.down = BOARD;
+                guard.right = BOARD;
                 return guard;
             }
             d += 1;
@@ -387,30 +394,72 @@ impl Guard {
         for k in (0..d).rev() {
             let before = layers[k];
             c = if !c.is_multiple_of(9) && has(before & open_s, c - 1) {
-                guard.s |= bit(c - 1);
+                guard.down |= bit(c - 1);
                 c - 1
             } else if has(before, c + 1) && has(open_s, c) {
-                guard.s |= bit(c);
+                guard.up |= bit(c);
                 c + 1
             } else if c >= 9 && has(before & open_e, c - 9) {
-                guard.e |= bit(c - 9);
+                guard.right |= bit(c - 9);
                 c - 9
             } else {
-                guard.e |= bit(c);
+                guard.left |= bit(c);
                 c + 9
             };
         }
         guard
     }
 
+    /// Cells whose lower edge the path crosses, either way.
+    #[inline(always)]
+    fn s(&self) -> Set {
+        self.down | self.up
+    }
+
+    /// Cells whose right edge the path crosses, either way.
+    #[inline(always)]
+    fn e(&self) -> Set {
+        self.right | self.left
+    }
+
     /// Whether the player still reaches its goal once the segments `h`, `v` are on the board
-    /// (the guarded position's segments plus or rearranged by one action).
+    /// (the guarded position's segments rearranged by a rotation).
     #[inline(always)]
     fn survives(&self, h: Set, v: Set) -> bool {
-        if h & self.s == 0 && v & self.e == 0 {
+        if h & self.s() == 0 && v & self.e() == 0 {
             return true;
         }
         reaches(self.pawn, self.goal, H_VALID & !h, V_VALID & !v)
+    }
+
+    /// Whether the player still reaches its goal once one wall is added to the guarded
+    /// position: the wall's edges are `new_s` (lower edges) and `new_e` (right edges), and `h`,
+    /// `v` are the segments with the wall.
+    #[inline(always)]
+    fn survives_wall(&self, h: Set, v: Set, new_s: Set, new_e: Set) -> bool {
+        let (down, up) = (new_s & self.down, new_s & self.up);
+        let (right, left) = (new_e & self.right, new_e & self.left);
+        let cut = down | up | right | left;
+        if cut == 0 {
+            return true;
+        }
+        let (open_s, open_e) = (H_VALID & !h, V_VALID & !v);
+        if cut & (cut - 1) != 0 {
+            return reaches(self.pawn, self.goal, open_s, open_e);
+        }
+        // One edge u → w of the path is cut; the path still leads from the pawn to u and from
+        // w to the goal, so a way around from u to w (or to the goal) is all it takes.
+        let c = cut.trailing_zeros() as usize;
+        let (u, w) = if down != 0 {
+            (c, c + 1)
+        } else if up != 0 {
+            (c + 1, c)
+        } else if right != 0 {
+            (c, c + 9)
+        } else {
+            (c + 9, c)
+        };
+        reaches(bit(u), bit(w) | self.goal, open_s, open_e)
     }
 }
 
@@ -936,17 +985,24 @@ impl Puoribor {
         let mut vfree = ANCHORS & !v & !(v >> 1) & !self.hm;
         let (open_s, open_e) = (H_VALID & !h, V_VALID & !v);
         let guards = [0, 1].map(|p| Guard::new(self.pawns[p] as usize, GOALS[p], open_s, open_e));
-        let survive = |h: Set, v: Set| guards.iter().all(|g| g.survives(h, v));
         // Only walls that cut a guarded path need a flood fill.
-        let cut_h = guards[0].s | guards[1].s;
-        let cut_v = guards[0].e | guards[1].e;
+        let cut_h = guards[0].s() | guards[1].s();
+        let cut_v = guards[0].e() | guards[1].e();
         for_each(hfree & (cut_h | cut_h >> 9), |a| {
-            if !survive(h | bit(a) | bit(a + 9), v) {
+            let edges = bit(a) | bit(a + 9);
+            if !guards
+                .iter()
+                .all(|g| g.survives_wall(h | edges, v, edges, 0))
+            {
                 hfree &= !bit(a);
             }
         });
         for_each(vfree & (cut_v | cut_v >> 1), |a| {
-            if !survive(h, v | bit(a) | bit(a + 1)) {
+            let edges = bit(a) | bit(a + 1);
+            if !guards
+                .iter()
+                .all(|g| g.survives_wall(h, v | edges, 0, edges))
+            {
                 vfree &= !bit(a);
             }
         });
@@ -955,8 +1011,14 @@ impl Puoribor {
         if walls >= 2 {
             for_each(ROTATIONS, |a| {
                 let (x0, y0) = coords(a);
-                let (nh, nv) = rotate::segments(h, v, x0 as usize, y0 as usize);
-                if survive(nh, nv) {
+                let (x0, y0) = (x0 as usize, y0 as usize);
+                // A sub-board without segments turns into itself.
+                if !rotate::touches(h, v, x0, y0) {
+                    legal.rotations |= bit(a);
+                    return;
+                }
+                let (nh, nv) = rotate::segments(h, v, x0, y0);
+                if guards.iter().all(|g| g.survives(nh, nv)) {
                     legal.rotations |= bit(a);
                 }
             });

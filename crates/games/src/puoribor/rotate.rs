@@ -104,6 +104,13 @@ fn row(bits: u8, x: i32, y: i32) -> Set {
     placed & super::bits::BOARD
 }
 
+/// Whether the sub-board at `(x0, y0)` holds a segment the rotation would move.
+#[inline(always)]
+pub(super) fn touches(h: Set, v: Set, x0: usize, y0: usize) -> bool {
+    let anchor = index(x0, y0);
+    h & REGIONS.h[anchor] != 0 || v & REGIONS.v[anchor] != 0
+}
+
 /// The segment sets `(h, v)` after rotating the sub-board at `(x0, y0)`; used for each owner's
 /// segments and for all segments at once.
 #[inline(always)]
