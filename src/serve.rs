@@ -48,7 +48,7 @@ pub fn serve(args: ServeArgs) -> Result<()> {
         bail!("say what to show: --db STORE, --replays DIR, or both");
     }
     let store = match &args.db {
-        Some(db) => Some(Store::open(db).with_context(|| format!("--db {db}"))?),
+        Some(db) => Some(open_store(db)?),
         None => None,
     };
     let replays = match &args.replays {
@@ -60,6 +60,17 @@ pub fn serve(args: ServeArgs) -> Result<()> {
         },
     };
     run(args.addr, AppState::new(replays, store), "")
+}
+
+/// Opens the store, once more after a moment if that fails: a tournament starting at the same
+/// time may be creating its tables, and the loser of that race finds them half made.
+fn open_store(db: &str) -> Result<Store> {
+    Store::open(db)
+        .or_else(|_| {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            Store::open(db)
+        })
+        .with_context(|| format!("--db {db}"))
 }
 
 /// Where `arbiter tournament run` puts the replays of a SQLite store by default.

@@ -1,0 +1,80 @@
+// A tournament being played: its running match shows up on the home page and is watched live
+// from the store's match to its result.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { ARBITER, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+
+/**
+ * A Quoridor bot that answers nonsense (the referee then plays a random move for it), slowly
+ * from its second start on: the compliance check before the tournament (its first start) stays
+ * quick, and the matches after it last long enough to be watched.
+ */
+const BOT = `#!/bin/sh
+here=$(dirname "$0")
+starts=$(cat "$here/starts" 2>/dev/null || echo 0)
+echo $((starts + 1)) >"$here/starts"
+read n; read id; read m; i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+while read tick; do
+  [ "$tick" = "-1" ] && exit 0
+  i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+  read f; i=0; while [ $i -lt $f ]; do read l; i=$((i+1)); done
+  read empty
+  [ "$starts" -gt 0 ] && sleep 0.6
+  echo "thinking about tick $tick" >&2
+  echo "pass"
+done
+`;
+
+let dir;
+let run;
+let server;
+let chrome;
+
+before(async () => {
+  dir = tempDir("live");
+  const player = path.join(dir, "players", "sleepy");
+  fs.mkdirSync(player, { recursive: true });
+  fs.writeFileSync(path.join(player, "bot.sh"), BOT, { mode: 0o755 });
+  fs.writeFileSync(path.join(player, "info.txt"), "sleepy\nSleepy Bot\nsh bot.sh\n");
+  const db = path.join(dir, "t.db");
+  // The server first: it creates the store, which the tournament then finds ready.
+  server = await serve(["serve", "--db", db]);
+  run = spawn(ARBITER, ["tournament", "run", path.join(dir, "players"), "--game", "quoridor",
+    "--add", "builtin:runner", "--db", db, "--seed", "1", "--jobs", "1", "--keep-failing",
+    "--time-bank-ms", "100000"], { stdio: "ignore" });
+  chrome = await browser();
+});
+
+after(async () => {
+  if (run) run.kill("SIGKILL");
+  if (chrome) await chrome.close();
+  if (server) server.stop();
+  assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
+});
+
+test("a running match is listed live and followed to its result", async () => {
+  const { page } = chrome;
+  for (let i = 0; i < 300; i++) {
+    const live = await (await fetch(`${server.origin}/api/live`)).json();
+    if (live.length) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector("#live a");
+  assert.match(await page.textContent("#live"), /LIVE.*tournament 1, match \d/s);
+  await page.click("#live a");
+  await page.waitForSelector("#now .tick-no");
+  assert.ok(await page.isVisible(".live-badge"), "the page says the match is live");
+  const first = Number(/Tick (\d+)/.exec(await page.textContent("#now"))[1]);
+  await page.waitForFunction((n) => Number(/Tick (\d+)/.exec(document.querySelector("#now").textContent)[1]) > n,
+    first, { timeout: 20000 });
+  await screenshot(page, "live-match");
+  await page.waitForSelector(".live-badge", { state: "hidden", timeout: 60000 });
+  assert.match(await page.textContent(".match-head .meta"), /wins/);
+  const [shown, total] = /Tick (\d+) \/ (\d+)/.exec(await page.textContent("#now")).slice(1);
+  assert.equal(shown, total, "the viewer followed the newest tick to the end");
+});
