@@ -37,6 +37,6 @@ export function bytes(n) {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+export function plural(n, word, many = `${word}s`) {
+  return `${n} ${n === 1 ? word : many}`;
 }

@@ -26,6 +26,7 @@
 mod assets;
 mod error;
 pub mod export;
+mod extract;
 mod live;
 pub mod replays;
 mod tail;
@@ -37,7 +38,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arbiter_tournament::Store;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -47,6 +48,7 @@ use serde_json::{Value, json};
 
 pub use error::AppError;
 use error::AppResult;
+use extract::{ApiPath, ApiQuery};
 use replays::ReplayFiles;
 pub use replays::{Loaded, ReplaySource, load};
 use tournaments::MatchFilter;
@@ -194,7 +196,7 @@ async fn replay_response(path: PathBuf) -> AppResult<Response> {
 
 async fn replay(
     State(state): State<AppState>,
-    Query(query): Query<ReplayQuery>,
+    ApiQuery(query): ApiQuery<ReplayQuery>,
 ) -> AppResult<Response> {
     let path = state.0.replays.resolve(query.id()?)?;
     replay_response(path).await
@@ -212,7 +214,7 @@ fn resume_from(headers: &HeaderMap, from: Option<usize>) -> usize {
 
 async fn replay_stream(
     State(state): State<AppState>,
-    Query(query): Query<ReplayQuery>,
+    ApiQuery(query): ApiQuery<ReplayQuery>,
     headers: HeaderMap,
 ) -> AppResult<Response> {
     let path = state.0.replays.resolve(query.id()?)?;
@@ -258,7 +260,10 @@ async fn tournament_list(State(state): State<AppState>) -> AppResult<Json<Value>
     Ok(Json(state.with_store(tournaments::list).await?))
 }
 
-async fn tournament(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+async fn tournament(
+    State(state): State<AppState>,
+    ApiPath(t): ApiPath<i64>,
+) -> AppResult<Json<Value>> {
     Ok(Json(
         state
             .with_store(move |s| tournaments::overview(s, t))
@@ -266,7 +271,10 @@ async fn tournament(State(state): State<AppState>, Path(t): Path<i64>) -> AppRes
     ))
 }
 
-async fn standings(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+async fn standings(
+    State(state): State<AppState>,
+    ApiPath(t): ApiPath<i64>,
+) -> AppResult<Json<Value>> {
     Ok(Json(
         state
             .with_store(move |s| tournaments::standings(s, t))
@@ -274,7 +282,10 @@ async fn standings(State(state): State<AppState>, Path(t): Path<i64>) -> AppResu
     ))
 }
 
-async fn players(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+async fn players(
+    State(state): State<AppState>,
+    ApiPath(t): ApiPath<i64>,
+) -> AppResult<Json<Value>> {
     Ok(Json(
         state
             .with_store(move |s| tournaments::players(s, t))
@@ -284,7 +295,7 @@ async fn players(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult
 
 async fn player(
     State(state): State<AppState>,
-    Path((t, p)): Path<(i64, String)>,
+    ApiPath((t, p)): ApiPath<(i64, String)>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(
         state
@@ -295,8 +306,8 @@ async fn player(
 
 async fn matches(
     State(state): State<AppState>,
-    Path(t): Path<i64>,
-    Query(filter): Query<MatchFilter>,
+    ApiPath(t): ApiPath<i64>,
+    ApiQuery(filter): ApiQuery<MatchFilter>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(
         state
@@ -307,7 +318,7 @@ async fn matches(
 
 async fn one_match(
     State(state): State<AppState>,
-    Path((t, m)): Path<(i64, i64)>,
+    ApiPath((t, m)): ApiPath<(i64, i64)>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(
         state
@@ -318,7 +329,7 @@ async fn one_match(
 
 async fn match_replay(
     State(state): State<AppState>,
-    Path((t, m)): Path<(i64, i64)>,
+    ApiPath((t, m)): ApiPath<(i64, i64)>,
 ) -> AppResult<Response> {
     let path = state
         .with_store(move |s| tournaments::match_replay(s, t, m))
@@ -328,8 +339,8 @@ async fn match_replay(
 
 async fn match_replay_stream(
     State(state): State<AppState>,
-    Path((t, m)): Path<(i64, i64)>,
-    Query(query): Query<ReplayQuery>,
+    ApiPath((t, m)): ApiPath<(i64, i64)>,
+    ApiQuery(query): ApiQuery<ReplayQuery>,
     headers: HeaderMap,
 ) -> AppResult<Response> {
     let path = state
@@ -338,7 +349,10 @@ async fn match_replay_stream(
     Ok(live::follow(path, resume_from(&headers, query.from)).into_response())
 }
 
-async fn ratings(State(state): State<AppState>, Path(t): Path<i64>) -> AppResult<Json<Value>> {
+async fn ratings(
+    State(state): State<AppState>,
+    ApiPath(t): ApiPath<i64>,
+) -> AppResult<Json<Value>> {
     Ok(Json(
         state
             .with_store(move |s| tournaments::ratings(s, t))

@@ -663,3 +663,16 @@ fn an_internal_failure_keeps_its_details_out_of_the_response() {
         assert!(text.contains("internal"), "{text}");
     });
 }
+
+#[test]
+fn a_malformed_request_is_answered_in_json_too() {
+    let (_dir, state) = tournament_state("malformed");
+    runtime().block_on(async {
+        let (status, body) = get(&state, "/api/tournaments/abc").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["kind"], "bad_request", "{body}");
+        let (status, body) = get(&state, "/api/replay/stream?id=x.jsonl&from=-3").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["kind"], "bad_request", "{body}");
+    });
+}

@@ -84,7 +84,7 @@ export function matchesSection(tournamentId, players, colorOf, { fixedPlayer } =
     if (who) query.set("player", who);
     for (const f of [result, faults, state]) if (f.control.value) query.set(f.control.name, f.control.value);
     latest = await getJSON(`/api/tournaments/${enc(tournamentId)}/matches?${query}`);
-    count.textContent = fmt.plural(latest.length, "match").replace("matchs", "matches");
+    count.textContent = fmt.plural(latest.length, "match", "matches");
     draw();
   }
 
