@@ -92,6 +92,14 @@ test("the debug panel shows what the chosen player received, answered and logged
   await page.click("#show-drawings");
 });
 
+test("the stdin a player was sent so far can be downloaded to replay it on a terminal", async () => {
+  await open("id=crash.jsonl&tick=3&player=0");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-stdin")]);
+  assert.equal(download.suggestedFilename(), "stdin-player0-tick3.txt");
+  const text = fs.readFileSync(await download.path(), "utf8");
+  assert.equal(text, "2\n0\n9\n4 0 10\n4 8 10\n1\n4 0 10\n4 8 10\n0\n\n3\n4 1 10\n4 7 10\n0\n\n");
+});
+
 test("next and previous error jump between the chosen player's faults", async () => {
   await open("id=crash.jsonl");
   await page.selectOption("#debug-player", "0");

@@ -26,9 +26,33 @@ function logNodes(log) {
   );
 }
 
+/**
+ * Everything the referee wrote to a player's stdin from the start to tick `index`: fed to the
+ * bot on a terminal (`./mybot < stdin.txt`), it brings the bot to the same state to debug.
+ */
+export function stdinUpTo(replay, player, index) {
+  const parts = [];
+  for (let i = 0; i <= index && i < replay.ticks.length; i++) {
+    const bot = replay.ticks[i].bots && replay.ticks[i].bots[player];
+    for (const m of (bot && bot.received) || []) parts.push(m.text);
+  }
+  return parts.join("");
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+  const link = h("a", { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
 export class DebugPanel {
   constructor(container, replay, onPick) {
     this.replay = replay;
+    this.index = 0;
+    this.player = 0;
     this.select = h("select", { id: "debug-player", "aria-label": "player to debug" },
       replay.players.map((p, i) => h("option", { value: i }, `${i}: ${p.name}`)));
     this.select.addEventListener("change", () => onPick(Number(this.select.value)));
@@ -47,7 +71,13 @@ export class DebugPanel {
       this.error,
       this.notes,
       h("div", { class: "exchange" },
-        h("div", {}, h("h4", {}, "Received"), this.received),
+        h("div", {}, h("h4", {}, "Received ",
+          h("button", {
+            type: "button", class: "link", id: "download-stdin",
+            title: "everything this player was sent up to this tick, to feed to the bot on a terminal",
+            onclick: () => download(`stdin-player${this.player}-tick${this.index}.txt`,
+              stdinUpTo(this.replay, this.player, this.index)),
+          }, "⤓ stdin so far")), this.received),
         h("div", {}, h("h4", {}, "Answered"), this.sent)),
       this.timing,
       h("h4", {}, "stderr ", this.logCount),
@@ -57,6 +87,8 @@ export class DebugPanel {
   }
 
   update(index, player, drawProblems) {
+    this.index = index;
+    this.player = player;
     const tick = this.replay.ticks[index];
     const bot = tick && tick.bots ? tick.bots[player] : null;
     this.select.value = String(player);
