@@ -44,11 +44,6 @@ export function put(node, ...children) {
   return append(node, children);
 }
 
-export function clear(node) {
-  node.replaceChildren();
-  return node;
-}
-
 export function byId(id) {
   return document.getElementById(id);
 }

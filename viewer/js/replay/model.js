@@ -125,9 +125,3 @@ function lowerBound(list, value) {
 function upperBound(list, value) {
   return lowerBound(list, value + 1);
 }
-
-/** Lines of a bot's stderr for a tick that start with `prefix`. */
-export function logLines(bot, prefix) {
-  if (!bot || !bot.log) return [];
-  return bot.log.split("\n").filter((line) => line.startsWith(prefix));
-}
