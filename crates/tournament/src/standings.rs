@@ -23,6 +23,9 @@ pub struct Standing {
     pub games: u32,
     pub points: f64,
     pub wins: u32,
+    /// Wins because the opponent timed out: the Polish judge's leaderboard counts these
+    /// (its "knockouts").
+    pub knockouts: u32,
     pub draws: u32,
     pub losses: u32,
     /// Elo for 2-player games; μ−3σ of Weng-Lin for more players.
@@ -59,6 +62,7 @@ struct Tally {
     games: u32,
     points: f64,
     wins: u32,
+    knockouts: u32,
     draws: u32,
     losses: u32,
     errors: u32,
@@ -112,6 +116,7 @@ pub fn compute(
             t.points += score;
             if score == best && sharing == 1 {
                 t.wins += 1;
+                t.knockouts += u32::from(result.reason == "timeout");
             } else if score == best {
                 t.draws += 1;
             } else {
@@ -173,6 +178,7 @@ pub fn compute(
             games: t.games,
             points: t.points,
             wins: t.wins,
+            knockouts: t.knockouts,
             draws: t.draws,
             losses: t.losses,
             rating: 0.0,
@@ -297,14 +303,14 @@ pub fn to_json(table: &Table) -> serde_json::Value {
 pub fn to_csv(table: &Table) -> String {
     let mut out = String::from(
         "rank,player,alias,games,points,wins,draws,losses,rating,error95,los,faults,errors,\
-         timeouts,crashes,ms_per_move\n",
+         timeouts,crashes,ms_per_move,knockouts\n",
     );
     for (i, r) in table.rows.iter().enumerate() {
         let opt =
             |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{:.1},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{:.1},{},{},{},{},{},{},{},{}",
             i + 1,
             csv_field(&r.player),
             csv_field(&r.alias),
@@ -321,6 +327,7 @@ pub fn to_csv(table: &Table) -> String {
             r.timeouts,
             r.crashes,
             opt(r.ms_per_move, 2),
+            r.knockouts,
         );
     }
     out
@@ -497,6 +504,20 @@ mod tests {
             started: None,
             finished: None,
         }
+    }
+
+    #[test]
+    fn knockouts_count_wins_by_the_opponents_timeout() {
+        let players = [player("a"), player("b")];
+        let mut knockout = done(1, &["a", "b"], &[1.0, 0.0], vec![]);
+        knockout.result.as_mut().unwrap().reason = "timeout".into();
+        let matches = [knockout, done(2, &["b", "a"], &[0.0, 1.0], vec![])];
+        let table = compute(&players, &matches, &[], 2);
+        let a = &table.rows[0];
+        assert_eq!((a.player.as_str(), a.wins, a.knockouts), ("a", 2, 1));
+        assert_eq!(table.rows[1].knockouts, 0);
+        assert_eq!(to_json(&table)[0]["knockouts"], 1);
+        assert!(to_csv(&table).lines().nth(1).unwrap().ends_with(",1"));
     }
 
     #[test]
