@@ -239,7 +239,11 @@ fn arena<G: CliGame>(flags: &GameFlags, time: &TimeFlags) -> Result<GameArena<G>
     })
 }
 
-fn run_new<G: CliGame>(args: RunArgs) -> Result<()> {
+fn run_new<G: CliGame>(mut args: RunArgs) -> Result<()> {
+    let seed = *args.seed.get_or_insert_with(crate::play::fresh_seed);
+    // Games that draw their board (Domino) draw it from the tournament seed, and every match
+    // of the tournament is played on it: the two games of a pairing share their board.
+    args.flags.board_seed.get_or_insert(seed);
     let arena = arena::<G>(&args.flags, &args.time)?;
     let per_match = arena.players_per_match();
     let mut players = gather_players::<G>(args.dir.as_deref(), &args.add)?;
@@ -315,7 +319,6 @@ fn run_new<G: CliGame>(args: RunArgs) -> Result<()> {
     if rounds == 0 {
         bail!("--rounds must be at least 1");
     }
-    let seed = args.seed.unwrap_or_else(crate::play::fresh_seed);
     let settings = json!({
         "flags": args.flags,
         "time": {
