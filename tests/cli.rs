@@ -1,67 +1,16 @@
 //! The `arbiter` binary as users and scripts run it: real processes, real files.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+mod common;
 
+use common::{arbiter, assert_no_faults, root, run, temp_dir};
 use serde_json::Value;
 
-fn arbiter() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(command: &mut Command) -> Output {
-    let output = command.output().expect("arbiter starts");
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
 fn play_json(args: &[&str]) -> Value {
-    let output = run(arbiter().args(["play", "quoridor", "--json"]).args(args));
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "--json printed something else ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+    common::play_json("quoridor", args)
 }
 
-fn assert_no_faults(result: &Value) {
-    for bot in result["bots"].as_array().unwrap() {
-        assert_eq!(bot["errors"], 0, "{result}");
-        assert_eq!(bot["timeouts"], 0, "{result}");
-        assert_eq!(bot["crashed"], false, "{result}");
-    }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The C++ starter, compiled once for all tests.
-fn cpp_starter() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let out = temp_dir("cpp").join("starter");
-        let source = root().join("examples/quoridor/starter.cpp");
-        run(Command::new("g++")
-            .args(["-O2", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o"])
-            .arg(&out)
-            .arg(&source));
-        out
-    })
+fn cpp_starter() -> String {
+    common::cpp_starter("quoridor")
 }
 
 #[test]
@@ -108,7 +57,7 @@ fn python_starter_finishes_a_match_without_a_fault() {
 
 #[test]
 fn cpp_starter_finishes_a_match_without_a_fault() {
-    let starter = cpp_starter().to_str().unwrap();
+    let starter = &cpp_starter();
     let result = play_json(&["--bot", starter, "--bot", "builtin:blocker"]);
     assert_no_faults(&result);
     let result = play_json(&[

@@ -1,74 +1,23 @@
 //! `arbiter` playing Domino with real processes: the starter bots, every fault a bot can make,
 //! the switches for bots written against the original judges, replays and the judge's log.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{arbiter, assert_no_faults, root, run, temp_dir};
 use serde_json::Value;
 
-fn arbiter() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(command: &mut Command) -> Output {
-    let output = command.output().expect("arbiter starts");
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-domino-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn play_json(args: &[&str]) -> Value {
-    let output = run(arbiter().args(["play", "domino", "--json"]).args(args));
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "--json printed something else ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+    common::play_json("domino", args)
 }
 
-fn assert_no_faults(result: &Value) {
-    for bot in result["bots"].as_array().unwrap() {
-        assert_eq!(bot["errors"], 0, "{result}");
-        assert_eq!(bot["timeouts"], 0, "{result}");
-        assert_eq!(bot["crashed"], false, "{result}");
-    }
-}
-
-/// The C++ starter, compiled once for all tests.
-fn cpp_starter() -> &'static str {
-    static BINARY: OnceLock<String> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let out = temp_dir("cpp").join("starter");
-        run(Command::new("g++")
-            .args(["-O2", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o"])
-            .arg(&out)
-            .arg(root().join("examples/domino/starter.cpp")));
-        out.display().to_string()
-    })
+fn cpp_starter() -> String {
+    common::cpp_starter("domino")
 }
 
 fn python_starter() -> String {
-    format!(
-        "python3 {}",
-        root().join("examples/domino/starter.py").display()
-    )
+    common::python_starter("domino")
 }
 
 /// The referee tests' scripted bot: answers the k-th line it reads with the k-th answer, and
@@ -85,6 +34,7 @@ fn scripted(transcript: &Path, answers: &[&str]) -> String {
 #[test]
 fn the_two_starter_bots_play_full_matches_without_a_fault() {
     let (python, cpp) = (python_starter(), cpp_starter());
+    let cpp = cpp.as_str();
     for (seed, bots) in [("1", [python.as_str(), cpp]), ("2", [cpp, python.as_str()])] {
         let result = play_json(&["--bot", bots[0], "--bot", bots[1], "--seed", seed]);
         assert_no_faults(&result);
@@ -100,7 +50,7 @@ fn starters_and_robots_as_processes_play_without_a_fault() {
     let parity = format!("{exe} bot domino parity --seed 4");
     for bots in [
         [python_starter(), "builtin:parity".to_owned()],
-        [parity, cpp_starter().to_owned()],
+        [parity, cpp_starter()],
         [
             "builtin:random".to_owned(),
             format!("{exe} bot domino random"),

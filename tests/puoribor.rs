@@ -5,38 +5,22 @@
 #[path = "../crates/games/tests/common/fights_venv.rs"]
 mod fights_venv;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+mod common;
+
+use std::process::Command;
+
+use common::{arbiter, root, run, temp_dir};
+
+fn cpp_starter() -> String {
+    common::cpp_starter("puoribor")
+}
+
+fn python_starter() -> String {
+    common::python_starter("puoribor")
+}
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-
-fn arbiter() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(command: &mut Command) -> Output {
-    let output = command.output().expect("the command starts");
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-puoribor-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn play(bots: [&str; 2], extra: &[&str]) -> Value {
     let output = run(arbiter()
@@ -62,29 +46,6 @@ fn assert_no_faults(result: &Value) {
         ["goal", "tick_limit"].contains(&result["reason"].as_str().unwrap()),
         "{result}"
     );
-}
-
-fn python_starter() -> String {
-    format!(
-        "python3 {}",
-        root().join("examples/puoribor/starter.py").display()
-    )
-}
-
-/// The C++ starter, compiled once for all tests.
-fn cpp_starter() -> String {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let out = temp_dir("cpp").join("starter");
-            run(Command::new("g++")
-                .args(["-O2", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o"])
-                .arg(&out)
-                .arg(root().join("examples/puoribor/starter.cpp")));
-            out
-        })
-        .display()
-        .to_string()
 }
 
 #[test]

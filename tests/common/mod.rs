@@ -1,0 +1,83 @@
+//! What the whole-process tests of the `arbiter` binary share: running it, scratch folders,
+//! the starter bots, and the `play --json` contract.
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::Value;
+
+pub fn arbiter() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+}
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `command`, which must succeed.
+pub fn run(command: &mut Command) -> Output {
+    let output = command.output().expect("the command starts");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// A fresh scratch folder, named after the test binary so parallel binaries never share one.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let binary = module_path!().split("::").next().unwrap_or("test");
+    let dir = std::env::temp_dir().join(format!("arbiter-{binary}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `arbiter play GAME --json ARGS`: the one JSON object it prints.
+pub fn play_json(game: &str, args: &[&str]) -> Value {
+    let output = run(arbiter().args(["play", game, "--json"]).args(args));
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "--json printed something else ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+pub fn assert_no_faults(result: &Value) {
+    for bot in result["bots"].as_array().unwrap() {
+        assert_eq!(bot["errors"], 0, "{result}");
+        assert_eq!(bot["timeouts"], 0, "{result}");
+        assert_eq!(bot["crashed"], false, "{result}");
+    }
+}
+
+/// The C++ starter bot of `game`, compiled once per test binary; its path.
+pub fn cpp_starter(game: &str) -> String {
+    static BINARIES: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    let mut binaries = BINARIES.get_or_init(Default::default).lock().unwrap();
+    binaries
+        .entry(game.to_owned())
+        .or_insert_with(|| {
+            let out = temp_dir(&format!("cpp-{game}")).join("starter");
+            run(Command::new("g++")
+                .args(["-O2", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o"])
+                .arg(&out)
+                .arg(root().join(format!("examples/{game}/starter.cpp"))));
+            out.display().to_string()
+        })
+        .clone()
+}
+
+/// The command line of the Python starter bot of `game`.
+pub fn python_starter(game: &str) -> String {
+    format!(
+        "python3 {}",
+        root().join(format!("examples/{game}/starter.py")).display()
+    )
+}
