@@ -77,6 +77,12 @@ pub trait CliGame: WireClient + Robots {
     /// The start position a match is played from.
     fn from_flags(flags: &GameFlags) -> Result<Self>;
 
+    /// Whether the start position is a board drawn from `--board-seed` (a tournament then
+    /// draws one per pairing).
+    fn draws_board(_flags: &GameFlags) -> bool {
+        false
+    }
+
     /// The start position of `arbiter bench`: the setting of the published reference figures.
     fn bench_start(flags: &GameFlags) -> Result<Self> {
         Self::from_flags(flags)
@@ -137,6 +143,10 @@ impl CliGame for arbiter_games::puoribor::Puoribor {
 /// Domino: the board from --board, --obstacles and --board-seed (a board drawn as the original
 /// judge drew them when only the seed is given; seed 0 when none is).
 impl CliGame for arbiter_games::domino::Domino {
+    fn draws_board(flags: &GameFlags) -> bool {
+        flags.obstacles.is_none()
+    }
+
     fn from_flags(flags: &GameFlags) -> Result<Self> {
         use arbiter_games::domino::{Domino, Settings, StartToken, parse_obstacles};
         let name = "domino (2 players, player 0 first)";

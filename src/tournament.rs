@@ -165,6 +165,29 @@ pub fn run(args: TournamentArgs) -> Result<()> {
 struct GameArena<G> {
     game: G,
     config: MatchConfig,
+    /// The flags the game was made from, when it draws its board (Domino): each pairing then
+    /// gets its own board, drawn from this seed and the pairing.
+    board_flags: Option<GameFlags>,
+}
+
+impl<G: CliGame> GameArena<G> {
+    /// The start position of a match between `seats`: one board per pairing, the same for
+    /// both of its games (either seat order), as the Polish judge plays them.
+    fn start(&self, seats: &[SeatSpec]) -> Result<G, PlayFailure> {
+        let Some(flags) = &self.board_flags else {
+            return Ok(self.game.clone());
+        };
+        let mut names: Vec<String> = seats.iter().map(SeatSpec::name).collect();
+        names.sort();
+        // FNV-1a: stable across builds, so a resumed tournament draws the same boards.
+        let mut hash = flags.board_seed.unwrap_or(0) ^ 0xcbf2_9ce4_8422_2325;
+        for byte in names.join("\n").bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        let mut flags = flags.clone();
+        flags.board_seed = Some(hash);
+        G::from_flags(&flags).map_err(|e| PlayFailure::Arbiter(format!("{e:#}")))
+    }
 }
 
 impl<G: CliGame> Arena for GameArena<G> {
@@ -183,7 +206,7 @@ impl<G: CliGame> Arena for GameArena<G> {
             ..self.config.clone()
         };
         play(
-            self.game.clone(),
+            self.start(seats)?,
             seats,
             &config,
             Some(&replay.to_path_buf()),
@@ -230,8 +253,10 @@ fn classify(error: anyhow::Error) -> PlayFailure {
 }
 
 fn arena<G: CliGame>(flags: &GameFlags, time: &TimeFlags) -> Result<GameArena<G>> {
+    let game = G::from_flags(flags)?;
     Ok(GameArena {
-        game: G::from_flags(flags)?,
+        board_flags: G::draws_board(flags).then(|| flags.clone()),
+        game,
         config: MatchConfig {
             time: time.time_control()?,
             ..MatchConfig::default()

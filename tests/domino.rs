@@ -343,3 +343,76 @@ fn only_domino_replays_have_a_judges_log() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn each_pairing_of_a_tournament_plays_both_games_on_its_own_board() {
+    let dir = temp_dir("tournament-boards");
+    let db = dir.join("t.db");
+    let players = dir.join("players");
+    for (id, robot) in [("100001", "random"), ("100002", "parity")] {
+        std::fs::create_dir_all(players.join(id)).unwrap();
+        let command = format!("{} bot domino {robot}", env!("CARGO_BIN_EXE_arbiter"));
+        std::fs::write(
+            players.join(id).join("info.txt"),
+            format!("p{id}\nA B\n{command}\n"),
+        )
+        .unwrap();
+    }
+    run(arbiter()
+        .args(["tournament", "run"])
+        .arg(&players)
+        .args([
+            "--game",
+            "domino",
+            "--add",
+            "builtin:random",
+            "--add",
+            "builtin:parity",
+        ])
+        .args(["--seed", "5", "--jobs", "1", "--db"])
+        .arg(&db));
+    let mut boards: std::collections::HashMap<Vec<String>, Vec<u64>> = Default::default();
+    for entry in walk(&dir) {
+        let name = entry.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with('m') || !name.contains(".jsonl") {
+            continue;
+        }
+        let replay = arbiter_replay::read_replay(&entry).unwrap();
+        let mut seats: Vec<String> = replay
+            .header
+            .players
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        seats.sort();
+        let seed = replay.header.settings["board_seed"].as_u64().unwrap();
+        boards.entry(seats).or_default().push(seed);
+    }
+    assert!(!boards.is_empty(), "no replays found in {}", dir.display());
+    let mut distinct: Vec<u64> = boards
+        .values()
+        .map(|seeds| {
+            assert!(
+                seeds.len() >= 2 && seeds.iter().all(|&s| s == seeds[0]),
+                "{seeds:?}"
+            );
+            seeds[0]
+        })
+        .collect();
+    distinct.sort();
+    distinct.dedup();
+    assert!(distinct.len() > 1, "pairings share one board: {boards:?}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
