@@ -178,9 +178,7 @@ fn judge_config_writes_score_json() {
 
 /// Runs `arbiter ARGS`, expects it to fail, and returns what it printed on stderr.
 fn failure(args: &[&str]) -> String {
-    let output = arbiter().args(args).output().unwrap();
-    assert!(!output.status.success(), "{args:?} succeeded");
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    common::failure(arbiter().args(args))
 }
 
 #[test]

@@ -328,15 +328,13 @@ fn only_domino_replays_have_a_judges_log() {
             "--replay",
         ])
         .arg(&replay));
-    let output = arbiter()
-        .args(["replay", "export", "--format", "judge-log"])
-        .arg(&replay)
-        .arg("-o")
-        .arg(dir.join("x.log"))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let message = String::from_utf8_lossy(&output.stderr);
+    let message = common::failure(
+        arbiter()
+            .args(["replay", "export", "--format", "judge-log"])
+            .arg(&replay)
+            .arg("-o")
+            .arg(dir.join("x.log")),
+    );
     assert!(
         message.contains("quoridor") && message.contains("domino"),
         "{message}"

@@ -332,15 +332,13 @@ fn import_refuses_a_log_with_an_illegal_action() {
         .expect("the first action");
     bytes[at + 3] = 3;
     std::fs::write(&log, bytes).unwrap();
-    let output = arbiter()
-        .args(["replay", "import", "--format", "fights-msgpack"])
-        .arg(&log)
-        .arg("-o")
-        .arg(dir.join("back.jsonl"))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = common::failure(
+        arbiter()
+            .args(["replay", "import", "--format", "fights-msgpack"])
+            .arg(&log)
+            .arg("-o")
+            .arg(dir.join("back.jsonl")),
+    );
     assert!(
         stderr.contains("element 1") && stderr.contains("illegal"),
         "{stderr}"

@@ -81,3 +81,10 @@ pub fn python_starter(game: &str) -> String {
         root().join(format!("examples/{game}/starter.py")).display()
     )
 }
+
+/// Runs `command`, which must fail; what it printed on stderr.
+pub fn failure(command: &mut Command) -> String {
+    let output = command.output().expect("the command starts");
+    assert!(!output.status.success(), "{command:?} succeeded");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
