@@ -138,6 +138,19 @@ pub enum ExtraLines {
     NextReply,
 }
 
+/// A faulty answer, as the referee hands it to [`Wire::fault_action_for`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Faulty<A> {
+    /// The answer could not be read as an action.
+    Malformed,
+    /// The answer was read, but the rules refuse it.
+    Illegal(A),
+    /// No answer came in time.
+    Timeout,
+    /// The bot is gone (exited, crashed, disconnected): its turns are played for it.
+    Offline,
+}
+
 /// The text protocol a game speaks with bot programs, one message per turn.
 ///
 /// Messages are built into a caller's `String` so that a referee can reuse one buffer. An empty
@@ -173,8 +186,30 @@ pub trait Wire: Game {
         }
     }
 
-    /// Sent to the player on turn; the bot answers with one line.
+    /// Sent to the player on turn; the bot answers with one line (or one block, see
+    /// [`Wire::answer_end`]).
     fn turn_message(&self, player: PlayerId, out: &mut String);
+
+    /// Sent at the start of every turn to each player not on turn, who does not answer it
+    /// (Labyrinth tells everyone the state before each turn). Empty: nothing is sent.
+    fn watch_message(&self, _player: PlayerId, _out: &mut String) {}
+
+    /// How an answer ends: `None` for one line; `Some(end)` for lines up to a line holding just
+    /// `end`, read as one answer with its lines joined by `\n` and `end` left out (Labyrinth's
+    /// blocks end with `.`).
+    fn answer_end(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Names the players as the seats are named, before the start messages (Labyrinth sends
+    /// every player the list of names).
+    fn set_player_names(&mut self, _names: &[String]) {}
+
+    /// Ends the match at once because no player that needs a connection is left (only robots
+    /// play on). Returns whether the game ends that way; by default the match plays on.
+    fn abandon(&mut self) -> bool {
+        false
+    }
     /// Sent to a player whose match is over (Quoridor: `-1`).
     fn end_message(&self, player: PlayerId, out: &mut String);
     /// Parses one answer line (without its line end); the error is the fault text.
@@ -187,8 +222,19 @@ pub trait Wire: Game {
     fn extra_lines(&self) -> ExtraLines {
         ExtraLines::Discard
     }
-    /// The action played for a faulty bot under [`FaultPolicy::PlayForBot`].
+    /// The action played for a faulty bot under [`FaultPolicy::PlayForBot`]; `None` lets the
+    /// referee pick any legal action.
     fn fault_action(&self, rng: &mut dyn rand::RngCore) -> Option<Self::Action>;
+    /// The action played for a faulty bot, knowing what was wrong: games whose rules say what a
+    /// faulty answer does (Labyrinth keeps a valid push whose GOTO is refused, and voids the turn
+    /// otherwise) decide here. By default [`Wire::fault_action`].
+    fn fault_action_for(
+        &self,
+        _fault: Faulty<Self::Action>,
+        rng: &mut dyn rand::RngCore,
+    ) -> Option<Self::Action> {
+        self.fault_action(rng)
+    }
     /// The position as JSON, for replays and the viewer (pawns, walls, distances, ...).
     fn snapshot(&self) -> serde_json::Value;
     /// An action as JSON, for replays: `{"kind": "move", ...}`.

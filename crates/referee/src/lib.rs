@@ -27,8 +27,8 @@ pub use runner::{
     BotReport, Fault, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match,
 };
 pub use seat::{
-    Ask, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply,
-    Seat, SeatKind,
+    Ask, BlockAssembler, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line,
+    MAX_LINE, Reply, Seat, SeatKind,
 };
 pub use spec::{INFO_TXT, SeatSpec};
 
