@@ -2,7 +2,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result, bail};
 use arbiter_bots::Robots;
-use arbiter_games::{ClientEvent, WireClient};
+use arbiter_games::{ClientEvent, Wire, WireClient};
 use clap::Args;
 
 use crate::games::{GameName, dispatch};
@@ -51,6 +51,10 @@ fn serve<G: WireClient + Robots>(name: &str, seed: u64) -> Result<()> {
                 answer.clear();
                 game.format_action(action, &mut answer);
                 answer.push('\n');
+                if let Some(end) = game.answer_end() {
+                    answer.push_str(end);
+                    answer.push('\n');
+                }
                 stdout.write_all(answer.as_bytes())?;
                 stdout.flush()?;
                 G::client_played(&mut client, action);
