@@ -2,7 +2,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result, bail};
 use arbiter_bots::Robots;
-use arbiter_games::{ClientEvent, Wire, WireClient};
+use arbiter_games::{ClientEvent, WireClient};
 use clap::Args;
 
 use crate::games::{GameName, dispatch};
