@@ -6,6 +6,7 @@
 //! game's [`Wire`] codec.
 
 pub mod domino;
+pub mod labyrinth;
 pub mod perft;
 pub mod playout;
 pub mod puoribor;
