@@ -13,6 +13,7 @@
 //! works for every game the referee can play.
 
 pub mod compliance;
+pub mod lobby;
 pub mod matching;
 pub mod plan;
 pub mod players;

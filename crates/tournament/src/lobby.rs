@@ -1,0 +1,312 @@
+//! What the TCP game server keeps across a restart: each team's test and live totals, and
+//! every game it played (mode, level, seats, points, replay), in the same database as the
+//! tournaments.
+//!
+//! Unlike [`crate::Store`] this one is async: the server lives on a tokio runtime, and a store
+//! with its own runtime cannot be blocked on from inside one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::{AnyPool, Executor, Row};
+
+use crate::TournamentError;
+use crate::store::now_ms;
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Test mode (games every interval) or live mode (the final's fixed games).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Test,
+    Live,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Test => "test",
+            Mode::Live => "live",
+        }
+    }
+}
+
+/// A team's totals over every game it played on this server.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Totals {
+    pub test: f64,
+    pub live: f64,
+}
+
+/// One finished game: seats in order (robots included), each seat's points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    pub id: i64,
+    pub mode: Mode,
+    pub level: u32,
+    pub seats: Vec<String>,
+    /// Whether each seat is a team (robots get no totals).
+    pub teams: Vec<bool>,
+    pub points: Vec<f64>,
+    pub reason: String,
+    pub replay: Option<String>,
+}
+
+pub struct LobbyStore {
+    pool: AnyPool,
+    file: Option<PathBuf>,
+    game: String,
+}
+
+impl LobbyStore {
+    /// Opens (creating and migrating if needed) the store at `target` — a PostgreSQL URL, a
+    /// `sqlite:` URL or the path of a SQLite file — for the server of `game`.
+    pub async fn open(target: &str, game: &str) -> Result<LobbyStore, TournamentError> {
+        let (url, file) = if target.starts_with("postgres://")
+            || target.starts_with("postgresql://")
+            || target.starts_with("sqlite:")
+        {
+            (target.to_owned(), None)
+        } else {
+            let path = std::path::absolute(target).unwrap_or_else(|_| PathBuf::from(target));
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|source| TournamentError::Io {
+                    what: format!("creating {}", dir.display()),
+                    source,
+                })?;
+            }
+            (sqlite_url(&path), Some(path))
+        };
+        sqlx::any::install_default_drivers();
+        let pool = AnyPoolOptions::new()
+            .max_connections(1)
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    if conn.backend_name() == "SQLite" {
+                        // FULL: a score the teams were told survives a power cut.
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = FULL").await?;
+                        conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await
+            .map_err(|source| TournamentError::Open {
+                target: target.to_owned(),
+                source,
+            })?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|source| TournamentError::Migrate {
+                target: target.to_owned(),
+                source,
+            })?;
+        Ok(LobbyStore {
+            pool,
+            file,
+            game: game.to_owned(),
+        })
+    }
+
+    /// The database file, for SQLite: replays go next to it by default.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    pub async fn totals(&self) -> Result<HashMap<String, Totals>, TournamentError> {
+        let rows = sqlx::query(
+            "SELECT team, test_score, live_score FROM lobby_teams WHERE game = $1 ORDER BY team",
+        )
+        .bind(&self.game)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok((
+                    row.try_get::<String, _>(0)?,
+                    Totals {
+                        test: row.try_get(1)?,
+                        live: row.try_get(2)?,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// The id the next game gets: ids go on across restarts.
+    pub async fn next_game_id(&self) -> Result<i64, TournamentError> {
+        let row = sqlx::query("SELECT MAX(id) FROM lobby_games WHERE game = $1")
+            .bind(&self.game)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<Option<i64>, _>(0)?.unwrap_or(0) + 1)
+    }
+
+    /// How many games of `mode` were played: a restarted live session goes on from there.
+    pub async fn games_played(&self, mode: Mode) -> Result<u32, TournamentError> {
+        let row = sqlx::query("SELECT COUNT(*) FROM lobby_games WHERE game = $1 AND mode = $2")
+            .bind(&self.game)
+            .bind(mode.as_str())
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<i64, _>(0)? as u32)
+    }
+
+    /// Records a finished game and adds its points to the teams' totals, in one transaction:
+    /// after a crash either both are there or neither is.
+    pub async fn record_game(&self, game: &GameRecord) -> Result<(), TournamentError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO lobby_games (game, id, mode, level, seats, points, reason, replay, \
+             finished) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&self.game)
+        .bind(game.id)
+        .bind(game.mode.as_str())
+        .bind(i64::from(game.level))
+        .bind(serde_json::to_string(&game.seats).expect("names serialize"))
+        .bind(serde_json::to_string(&game.points).expect("numbers serialize"))
+        .bind(&game.reason)
+        .bind(game.replay.as_deref())
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        let (test, live) = match game.mode {
+            Mode::Test => (1.0, 0.0),
+            Mode::Live => (0.0, 1.0),
+        };
+        for ((team, &is_team), &points) in game.seats.iter().zip(&game.teams).zip(&game.points) {
+            if !is_team {
+                continue;
+            }
+            sqlx::query(
+                "INSERT INTO lobby_teams (game, team, test_score, live_score) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (game, team) DO UPDATE SET \
+                 test_score = lobby_teams.test_score + excluded.test_score, \
+                 live_score = lobby_teams.live_score + excluded.live_score",
+            )
+            .bind(&self.game)
+            .bind(team)
+            .bind(points * test)
+            .bind(points * live)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Every game played, oldest first.
+    pub async fn games(&self) -> Result<Vec<GameRecord>, TournamentError> {
+        let rows = sqlx::query(
+            "SELECT id, mode, level, seats, points, reason, replay FROM lobby_games \
+             WHERE game = $1 ORDER BY id",
+        )
+        .bind(&self.game)
+        .fetch_all(&self.pool)
+        .await?;
+        let totals = self.totals().await?;
+        rows.iter()
+            .map(|row| {
+                let mode = match row.try_get::<String, _>(1)?.as_str() {
+                    "test" => Mode::Test,
+                    "live" => Mode::Live,
+                    other => return Err(TournamentError::Corrupt(format!("game mode {other:?}"))),
+                };
+                let seats: Vec<String> = json(&row.try_get::<String, _>(3)?)?;
+                let points: Vec<f64> = json(&row.try_get::<String, _>(4)?)?;
+                Ok(GameRecord {
+                    id: row.try_get(0)?,
+                    mode,
+                    level: row.try_get::<i64, _>(2)? as u32,
+                    teams: seats.iter().map(|s| totals.contains_key(s)).collect(),
+                    seats,
+                    points,
+                    reason: row.try_get(5)?,
+                    replay: row.try_get(6)?,
+                })
+            })
+            .collect()
+    }
+}
+
+fn json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, TournamentError> {
+    serde_json::from_str(text).map_err(|e| TournamentError::Corrupt(format!("{e}: {text}")))
+}
+
+fn sqlite_url(path: &Path) -> String {
+    let mut url = String::from("sqlite://");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => url.push_str("%25"),
+            '?' => url.push_str("%3F"),
+            '#' => url.push_str("%23"),
+            c => url.push(c),
+        }
+    }
+    url.push_str("?mode=rwc");
+    url
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("arbiter-lobby-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        path
+    }
+
+    #[test]
+    fn totals_and_game_ids_survive_reopening() {
+        let path = scratch("reopen.db");
+        let target = path.to_str().unwrap().to_owned();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let store = LobbyStore::open(&target, "labyrinth").await.unwrap();
+            assert_eq!(store.next_game_id().await.unwrap(), 1);
+            for (id, mode, points) in [(1, Mode::Test, 2.0), (2, Mode::Live, 3.0)] {
+                store
+                    .record_game(&GameRecord {
+                        id,
+                        mode,
+                        level: 1,
+                        seats: vec!["alice".into(), "robot_1".into()],
+                        teams: vec![true, false],
+                        points: vec![points, 1.0],
+                        reason: "tick_limit".into(),
+                        replay: None,
+                    })
+                    .await
+                    .unwrap();
+            }
+            drop(store);
+            let store = LobbyStore::open(&target, "labyrinth").await.unwrap();
+            assert_eq!(store.next_game_id().await.unwrap(), 3);
+            assert_eq!(store.games_played(Mode::Live).await.unwrap(), 1);
+            let totals = store.totals().await.unwrap();
+            assert_eq!(totals.len(), 1, "robots have no totals: {totals:?}");
+            assert_eq!(
+                totals["alice"],
+                Totals {
+                    test: 2.0,
+                    live: 3.0
+                }
+            );
+            assert_eq!(store.games().await.unwrap()[1].points, vec![3.0, 1.0]);
+            // Another game's server in the same file starts afresh.
+            let other = LobbyStore::open(&target, "quoridor").await.unwrap();
+            assert_eq!(other.next_game_id().await.unwrap(), 1);
+        });
+    }
+}
