@@ -190,7 +190,7 @@ test("puoribor and domino boards are drawn", async () => {
 
 test("a game the viewer does not know is shown as text", async () => {
   await open("id=unknown-game.jsonl&tick=2");
-  assert.match(await page.textContent(".text-board"), /cannot draw "labyrinth"/);
+  assert.match(await page.textContent(".text-board"), /cannot draw "tetris"/);
   assert.match(await page.textContent(".text-board .state-text:not(.action)"), /"pawns"/);
   assert.match(await page.textContent(".debug .received"), /\S/);
 });

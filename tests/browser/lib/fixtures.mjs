@@ -41,7 +41,7 @@ export function makeReplays(dir) {
   const header = JSON.parse(fs.readFileSync(at("crash.jsonl"), "utf8").split("\n")[0]);
   fs.writeFileSync(at("future.jsonl"), JSON.stringify({ ...header, format: { major: 7, minor: 2 } }) + "\n");
   const lines = fs.readFileSync(at("crash.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  lines[0].game = "labyrinth";
+  lines[0].game = "tetris";
   fs.writeFileSync(at("unknown-game.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
   return { dir, replays, bot };
 }

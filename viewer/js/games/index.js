@@ -6,9 +6,10 @@
 import * as quoridor from "./quoridor.js";
 import * as puoribor from "./puoribor.js";
 import * as domino from "./domino.js";
+import * as labyrinth from "./labyrinth.js";
 import * as text from "./text.js";
 
-const RENDERERS = { quoridor, puoribor, domino };
+const RENDERERS = { quoridor, puoribor, domino, labyrinth };
 
 export function rendererFor(game) {
   return RENDERERS[game] || text;
