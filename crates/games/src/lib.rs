@@ -197,7 +197,8 @@ pub trait Wire: Game {
 
     /// How an answer ends: `None` for one line; `Some(end)` for lines up to a line holding just
     /// `end`, read as one answer with its lines joined by `\n` and `end` left out (Labyrinth's
-    /// blocks end with `.`).
+    /// blocks end with `.`). With blocks, nothing a bot sent before a request answers it: the
+    /// late answer to a turn that timed out is dropped with everything else sent early.
     fn answer_end(&self) -> Option<&'static str> {
         None
     }

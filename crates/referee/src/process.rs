@@ -22,8 +22,8 @@ use arbiter_games::{ExtraLines, Wire};
 
 use crate::SeatError;
 use crate::seat::{
-    Ask, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply,
-    Seat, SeatKind,
+    Ask, BlockAssembler, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line,
+    MAX_LINE, Reply, Seat, SeatKind,
 };
 
 /// Batches of lines in flight between the stdout thread and the referee. Together with the
@@ -62,6 +62,8 @@ pub struct ProcessSeat {
     /// Lines sent beyond an answer, waiting to answer the next requests
     /// ([`ExtraLines::NextReply`]).
     queued: VecDeque<Line>,
+    /// Joins lines into answers for games whose answers are blocks.
+    blocks: BlockAssembler,
     exited: Option<ExitInfo>,
     stdout_closed: bool,
     down: Option<Down>,
@@ -162,6 +164,7 @@ impl ProcessSeat {
             log,
             owed: 0,
             extra_lines: ExtraLines::Discard,
+            blocks: BlockAssembler::default(),
             queued: VecDeque::new(),
             exited: None,
             stdout_closed: false,
@@ -242,6 +245,9 @@ impl ProcessSeat {
     ) -> Option<Line> {
         let mut answer = None;
         for line in batch {
+            let Some(line) = self.blocks.push(line) else {
+                continue;
+            };
             if self.extra_lines == ExtraLines::NextReply && self.owed == 0 {
                 match sent_at.take() {
                     Some(_) => answer = Some(line),
@@ -396,6 +402,17 @@ impl<G: Wire> Seat<G> for ProcessSeat {
             return Reply::Down(down);
         }
 
+        // In a protocol of blocks nothing sent before a request answers it (Labyrinth §8.2):
+        // a timed-out request is owed nothing, and a block begun earlier is dropped.
+        if self.blocks.is_blocks() {
+            self.owed = 0;
+        }
+        if let Some(line) = self.blocks.forget_partial() {
+            discarded.push(Discarded {
+                line,
+                why: DiscardReason::Extra,
+            });
+        }
         self.pending.extend_from_slice(message.as_bytes());
         let sent_at = Instant::now();
         match self.flush_pending(Some(deadline)) {
@@ -439,6 +456,10 @@ impl<G: Wire> Seat<G> for ProcessSeat {
 
     fn set_extra_lines(&mut self, policy: ExtraLines) {
         self.extra_lines = policy;
+    }
+
+    fn set_answer_end(&mut self, end: Option<&'static str>) {
+        self.blocks.set_end(end);
     }
 
     fn take_log(&mut self) -> String {

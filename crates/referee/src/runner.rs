@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use arbiter_games::{FaultPolicy, Outcome, PlayerId, TimeControl, Wire};
+use arbiter_games::{FaultPolicy, Faulty, Outcome, PlayerId, TimeControl, Wire};
 use arbiter_replay::{
     BotSummary, BotTick, Header, MatchResult, Message, Player, Record, ReplayError, ReplayWriter,
     Tick,
@@ -12,7 +12,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::seat::{Ask, DiscardReason, Discarded, Down, ExitInfo, Line, MAX_LINE, Reply, Seat};
+use crate::seat::{
+    Ask, DiscardReason, Discarded, Down, ExitInfo, Line, MAX_LINE, Reply, Seat, SeatKind,
+};
 
 /// The error text of a turn whose answer did not come in time.
 pub const TIMEOUT_ERROR: &str = "response time limit exceeded";
@@ -164,6 +166,8 @@ struct Referee<'a, G: Wire> {
     message: String,
     discarded: Vec<Discarded>,
     actions: Vec<G::Action>,
+    /// Whether any seat is not a robot in process (see [`Wire::abandon`]).
+    has_remote: bool,
 }
 
 impl<'a, G: Wire> Referee<'a, G> {
@@ -194,10 +198,16 @@ impl<'a, G: Wire> Referee<'a, G> {
             })
             .collect();
         let mut seats = seats;
-        let extra_lines = game.extra_lines();
+        let mut game = game;
+        let (extra_lines, answer_end) = (game.extra_lines(), game.answer_end());
         for state in &mut seats {
             state.seat.set_extra_lines(extra_lines);
+            state.seat.set_answer_end(answer_end);
         }
+        let names: Vec<String> = seats.iter().map(|s| s.seat.name().to_owned()).collect();
+        game.set_player_names(&names);
+        // Only a match that had someone to wait for can be left by everyone.
+        let has_remote = seats.iter().any(|s| s.seat.kind() != SeatKind::Builtin);
         if let TimeControl::Bank { initial, .. } = time {
             for state in &mut seats {
                 state.bank = initial;
@@ -216,6 +226,7 @@ impl<'a, G: Wire> Referee<'a, G> {
             message: String::with_capacity(1024),
             discarded: Vec::new(),
             actions: Vec::new(),
+            has_remote,
         }
     }
 
@@ -251,6 +262,9 @@ impl<'a, G: Wire> Referee<'a, G> {
         self.end_tick(None, Tick::start_action())?;
 
         while self.forfeit.is_none() {
+            if self.everyone_left() && self.game.abandon() {
+                break;
+            }
             let Some(p) = self.game.to_move() else { break };
             let action = if self.game.is_stuck() {
                 self.game.apply_stuck();
@@ -409,43 +423,92 @@ impl<'a, G: Wire> Referee<'a, G> {
         }
     }
 
+    /// Whether every seat that is not a robot in process has gone offline.
+    fn everyone_left(&self) -> bool {
+        self.has_remote
+            && self
+                .seats
+                .iter()
+                .all(|s| s.seat.kind() == SeatKind::Builtin || s.status != Status::Playing)
+    }
+
+    /// Tells every other player still playing the state before `p`'s turn, for games that do
+    /// ([`Wire::watch_message`]). Not recorded: the turn's own message says the same.
+    fn tell_watchers(&mut self, p: PlayerId) {
+        for q in (0..self.seats.len()).filter(|&q| q != p) {
+            if self.seats[q].status != Status::Playing {
+                continue;
+            }
+            self.message.clear();
+            self.game.watch_message(q, &mut self.message);
+            if self.message.is_empty() {
+                return;
+            }
+            if let Err(down) = self.seats[q].seat.send(&self.message) {
+                let text = down.to_string();
+                self.went_down(q);
+                self.fault(q, Fault::Crash, text);
+            }
+        }
+    }
+
     /// Plays player `p`'s turn; the JSON of the action played, `None` if `p` forfeited.
     fn turn(&mut self, p: PlayerId) -> Option<Value> {
+        self.tell_watchers(p);
+        let mut faulty = Faulty::Offline;
         let mut chosen = None;
         if self.seats[p].status == Status::Playing {
             self.message.clear();
             self.game.turn_message(p, &mut self.message);
-            let answer = self.exchange(p, None).and_then(|line| {
-                if line.overlong {
-                    return Err((
-                        Fault::Malformed,
-                        format!("answer line longer than {MAX_LINE} bytes"),
-                    ));
-                }
-                let action = self
-                    .game
-                    .parse_action(&line.text)
-                    .map_err(|e| (Fault::Malformed, e))?;
-                self.game.check(action).map_err(|e| (Fault::Illegal, e.0))?;
-                Ok(action)
-            });
+            let answer = self
+                .exchange(p, None)
+                .map_err(|(fault, text)| {
+                    let what = match fault {
+                        Fault::Timeout => Faulty::Timeout,
+                        _ => Faulty::Offline,
+                    };
+                    (fault, text, what)
+                })
+                .and_then(|line| {
+                    if line.overlong {
+                        return Err((
+                            Fault::Malformed,
+                            match self.game.answer_end() {
+                                None => format!("answer line longer than {MAX_LINE} bytes"),
+                                Some(_) => format!("answer longer than {MAX_LINE} bytes"),
+                            },
+                            Faulty::Malformed,
+                        ));
+                    }
+                    let action = self
+                        .game
+                        .parse_action(&line.text)
+                        .map_err(|e| (Fault::Malformed, e, Faulty::Malformed))?;
+                    self.game
+                        .check(action)
+                        .map_err(|e| (Fault::Illegal, e.0, Faulty::Illegal(action)))?;
+                    Ok(action)
+                });
             match answer {
                 Ok(action) => chosen = Some(action),
-                Err((fault, text)) => self.fault(p, fault, text),
+                Err((fault, text, what)) => {
+                    faulty = what;
+                    self.fault(p, fault, text);
+                }
             }
         }
         let action = match chosen {
             Some(action) => action,
             None if self.forfeit.is_some() => return None,
-            None => self.fault_action(),
+            None => self.fault_action(faulty),
         };
         let json = self.recording().then(|| self.game.action_json(action));
         self.game.apply_unchecked(action);
         Some(json.unwrap_or(Value::Null))
     }
 
-    fn fault_action(&mut self) -> G::Action {
-        if let Some(action) = self.game.fault_action(&mut self.rng) {
+    fn fault_action(&mut self, faulty: Faulty<G::Action>) -> G::Action {
+        if let Some(action) = self.game.fault_action_for(faulty, &mut self.rng) {
             return action;
         }
         // The game has no opinion: any legal action (there is one, the player is not stuck).
@@ -488,8 +551,12 @@ impl<'a, G: Wire> Referee<'a, G> {
             ));
         }
         if extra > 0 {
+            let (unit, units) = match self.game.answer_end() {
+                Some(_) => ("block", "answer or line"),
+                None => ("line", "line"),
+            };
             tick.notes.push(format!(
-                "discarded {} extra line{}: an answer is one line",
+                "discarded {} extra {units}{}: an answer is one {unit}",
                 extra,
                 plural(extra)
             ));

@@ -100,6 +100,12 @@ impl BlockAssembler {
         self.partial = None;
     }
 
+    /// Whether answers are blocks. In such protocols nothing a bot sent before a request
+    /// answers it: a request that timed out is owed no late answer.
+    pub fn is_blocks(&self) -> bool {
+        self.end.is_some()
+    }
+
     /// Feeds one line; returns the answer it completes, if it completes one.
     pub fn push(&mut self, line: Line) -> Option<Line> {
         let Some(end) = self.end else {

@@ -1,0 +1,296 @@
+//! What the referee does for games shaped like Labyrinth, on a tiny game of that shape: every
+//! player not on turn is told the state each turn, answers are blocks of lines ended by `.`, a
+//! faulty answer is played as the rules say from what was wrong with it, the players are told
+//! each other's names, and a match that every connected player has left ends at once.
+
+mod common;
+
+use std::time::Duration;
+
+use arbiter_games::{
+    FaultPolicy, Faulty, Game, Illegal, Outcome, PlayerId, Robot, TimeControl, Wire,
+};
+use arbiter_referee::{BuiltinSeat, MatchConfig, ProcessSeat, Seat, run_match};
+use arbiter_replay::{ReplayWriter, read_replay};
+use common::{assert_group_gone, temp_dir};
+
+/// Three players add 1 or 2 to a running total in turn, six turns in all. An answer is a block:
+/// `ADD n` then `.`. Adding 3 is illegal (and costs 10); a missing answer adds nothing.
+#[derive(Clone, Debug, Default)]
+struct Relay {
+    total: i64,
+    tick: u32,
+    names: Vec<String>,
+    abandoned: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Add(i64),
+    /// What the rules play for an illegal `ADD n`.
+    Penalty(i64),
+    /// What the rules play for a malformed, missing or offline answer.
+    Nothing(&'static str),
+}
+
+impl Game for Relay {
+    type Action = Step;
+    const NAME: &'static str = "relay";
+
+    fn num_players(&self) -> usize {
+        3
+    }
+    fn to_move(&self) -> Option<PlayerId> {
+        (self.tick < 6 && !self.abandoned).then_some(self.tick as usize % 3)
+    }
+    fn tick(&self) -> u32 {
+        self.tick
+    }
+    fn legal_actions(&self, out: &mut Vec<Step>) {
+        out.clear();
+        out.extend([Step::Add(1), Step::Add(2)]);
+    }
+    fn check(&self, action: Step) -> Result<(), Illegal> {
+        match action {
+            Step::Add(1 | 2) => Ok(()),
+            other => Err(Illegal::new(format!("{other:?} is not 1 or 2"))),
+        }
+    }
+    fn apply_unchecked(&mut self, action: Step) {
+        self.total += match action {
+            Step::Add(n) => n,
+            Step::Penalty(_) => -10,
+            Step::Nothing(_) => 0,
+        };
+        self.tick += 1;
+    }
+    fn apply_stuck(&mut self) {
+        unreachable!("a player always has an action")
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        (self.to_move().is_none()).then(|| Outcome {
+            scores: vec![self.total as f64; 3],
+            placement: vec![1; 3],
+            reason: if self.abandoned { "abandoned" } else { "done" },
+        })
+    }
+}
+
+impl Wire for Relay {
+    fn time_control(&self) -> TimeControl {
+        TimeControl::PerReply {
+            limit: Duration::from_millis(1500),
+            first_extra: Duration::ZERO,
+        }
+    }
+    fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
+        out.push_str(&format!("NAMES {}\nYOU {player}\n", self.names.join(" ")));
+    }
+    fn turn_message(&self, _player: PlayerId, out: &mut String) {
+        out.push_str(&format!("TURN {}\n", self.total));
+    }
+    fn watch_message(&self, _player: PlayerId, out: &mut String) {
+        out.push_str(&format!("WATCH {} {}\n", self.tick, self.total));
+    }
+    fn answer_end(&self) -> Option<&'static str> {
+        Some(".")
+    }
+    fn set_player_names(&mut self, names: &[String]) {
+        self.names = names.to_vec();
+    }
+    fn abandon(&mut self) -> bool {
+        self.abandoned = true;
+        true
+    }
+    fn end_message(&self, _player: PlayerId, out: &mut String) {
+        out.push_str("END\n");
+    }
+    fn parse_action(&self, block: &str) -> Result<Step, String> {
+        let first = block.lines().next().unwrap_or("");
+        match first.strip_prefix("ADD ").map(str::parse) {
+            Some(Ok(n)) => Ok(Step::Add(n)),
+            _ => Err(format!("expected ADD n, got {block:?}")),
+        }
+    }
+    fn format_action(&self, action: Step, out: &mut String) {
+        if let Step::Add(n) = action {
+            out.push_str(&format!("ADD {n}"));
+        }
+    }
+    fn fault_policy(&self) -> FaultPolicy {
+        FaultPolicy::PlayForBot
+    }
+    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<Step> {
+        unreachable!("fault_action_for decides every faulty answer")
+    }
+    fn fault_action_for(&self, fault: Faulty<Step>, _rng: &mut dyn rand::RngCore) -> Option<Step> {
+        Some(match fault {
+            Faulty::Illegal(Step::Add(n)) => Step::Penalty(n),
+            Faulty::Illegal(other) => panic!("{other:?} never comes from a bot"),
+            Faulty::Malformed => Step::Nothing("malformed"),
+            Faulty::Timeout => Step::Nothing("timeout"),
+            Faulty::Offline => Step::Nothing("offline"),
+        })
+    }
+    fn snapshot(&self) -> serde_json::Value {
+        serde_json::json!({"total": self.total})
+    }
+    fn action_json(&self, action: Step) -> serde_json::Value {
+        serde_json::json!({"kind": format!("{action:?}")})
+    }
+    fn settings_json(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+}
+
+/// A shell bot that logs every line it receives to `log` and answers each `TURN` with the next
+/// of `answers` (each written as given, so it may span lines); exits on `END`.
+fn logging_bot(name: &str, log: &std::path::Path, answers: &[&str]) -> ProcessSeat {
+    let mut script = format!("set -- {}\n", shell_words(answers));
+    script.push_str(&format!(
+        "while IFS= read -r line; do\n  printf '%s\\n' \"$line\" >> '{}'\n  \
+         case \"$line\" in\n    END) exit 0;;\n    TURN*) printf \"$1\"; shift;;\n  esac\ndone\n",
+        log.display()
+    ));
+    let argv = ["sh".to_owned(), "-c".to_owned(), script];
+    ProcessSeat::spawn(name, &argv, None).unwrap()
+}
+
+fn shell_words(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+struct AddOne;
+impl Robot<Relay> for AddOne {
+    fn choose(&mut self, _game: &Relay) -> Step {
+        Step::Add(1)
+    }
+}
+
+fn config() -> MatchConfig {
+    MatchConfig {
+        seed: 1,
+        time: None,
+        grace: Duration::from_millis(200),
+    }
+}
+
+#[test]
+fn players_not_on_turn_are_told_every_turn_and_blocks_are_one_answer() {
+    let dir = temp_dir("relay-watch");
+    let (log_a, log_b) = (dir.join("a.log"), dir.join("b.log"));
+    let a = logging_bot("ann", &log_a, &["ADD 2\\n.\\n", "ADD 1\\nignored\\n.\\n"]);
+    let b = logging_bot("bob", &log_b, &["ADD 1\\n.\\n", "ADD 2\\n.\\n"]);
+    let groups = [a.pgid(), b.pgid()];
+    let seats: Vec<Box<dyn Seat<Relay>>> = vec![
+        Box::new(a),
+        Box::new(b),
+        Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
+    ];
+    let path = dir.join("replay.jsonl");
+    let mut writer = ReplayWriter::create(&path).unwrap();
+    let report = run_match(Relay::default(), seats, &config(), Some(&mut writer)).unwrap();
+    writer.finish().unwrap();
+    groups.into_iter().for_each(assert_group_gone);
+
+    assert_eq!(report.outcome.reason, "done");
+    assert_eq!(report.outcome.scores[0], 8.0, "2 + 1 + 1 + 1 + 2 + 1");
+    for bot in &report.bots {
+        assert_eq!((bot.errors, bot.timeouts, bot.crashed), (0, 0, false));
+    }
+    let log = std::fs::read_to_string(&log_a).unwrap();
+    assert_eq!(
+        log,
+        "NAMES ann bob robot_2\nYOU 0\nTURN 0\nWATCH 1 2\nWATCH 2 3\nTURN 4\n\
+         WATCH 4 5\nWATCH 5 7\nEND\n"
+    );
+    let log = std::fs::read_to_string(&log_b).unwrap();
+    assert!(log.starts_with("NAMES ann bob robot_2\nYOU 1\nWATCH 0 0\nTURN 2\n"));
+
+    let replay = read_replay(&path).unwrap();
+    let answer = &replay.ticks[4].bots[0].sent;
+    assert_eq!(answer.len(), 1);
+    assert_eq!(
+        answer[0].text, "ADD 1\nignored",
+        "one block, its lines joined"
+    );
+    assert_eq!(
+        replay.ticks[1].bots[1].received.len(),
+        0,
+        "what a player not on turn is told is not recorded"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_faulty_answer_is_played_as_the_rules_say_from_what_was_wrong() {
+    let dir = temp_dir("relay-faults");
+    let a = logging_bot("ann", &dir.join("a.log"), &["ADD 3\\n.\\n", "hello\\n.\\n"]);
+    let b = logging_bot("bob", &dir.join("b.log"), &["ADD 1\\n", "ADD 1\\n.\\n"]);
+    let seats: Vec<Box<dyn Seat<Relay>>> = vec![
+        Box::new(a),
+        Box::new(b),
+        Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
+    ];
+    let path = dir.join("replay.jsonl");
+    let mut writer = ReplayWriter::create(&path).unwrap();
+    let report = run_match(Relay::default(), seats, &config(), Some(&mut writer)).unwrap();
+    writer.finish().unwrap();
+
+    let actions: Vec<String> = read_replay(&path).unwrap().ticks[1..]
+        .iter()
+        .map(|t| t.action["kind"].as_str().unwrap().to_owned())
+        .collect();
+    // Bob's first block never ends; what he sent before his next turn is discarded, and the
+    // block he sends after it answers that turn.
+    assert_eq!(
+        actions,
+        [
+            "Penalty(3)",
+            "Nothing(\"timeout\")",
+            "Add(1)",
+            "Nothing(\"malformed\")",
+            "Add(1)",
+            "Add(1)"
+        ]
+    );
+    assert_eq!(report.bots[0].errors, 2);
+    assert_eq!(report.bots[1].timeouts, 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_match_every_connected_player_left_ends_at_once() {
+    let dir = temp_dir("relay-abandon");
+    let quitter = |name: &str| {
+        let argv = ["sh".to_owned(), "-c".to_owned(), "exit 0".to_owned()];
+        ProcessSeat::spawn(name, &argv, None).unwrap()
+    };
+    let seats: Vec<Box<dyn Seat<Relay>>> = vec![
+        Box::new(quitter("ann")),
+        Box::new(quitter("bob")),
+        Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
+    ];
+    let report = run_match(Relay::default(), seats, &config(), None).unwrap();
+    assert_eq!(report.outcome.reason, "abandoned");
+    assert!(report.ticks < 6, "ended after {} turns", report.ticks);
+    assert!(report.bots[0].crashed && report.bots[1].crashed);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn robots_alone_play_to_the_end() {
+    let seats: Vec<Box<dyn Seat<Relay>>> = (0..3)
+        .map(|i| {
+            Box::new(BuiltinSeat::new(format!("robot_{i}"), Box::new(AddOne)))
+                as Box<dyn Seat<Relay>>
+        })
+        .collect();
+    let report = run_match(Relay::default(), seats, &config(), None).unwrap();
+    assert_eq!(report.outcome.reason, "done");
+    assert_eq!(report.outcome.scores[0], 6.0);
+}
