@@ -436,7 +436,9 @@ impl<'a, G: Wire> Referee<'a, G> {
     /// ([`Wire::watch_message`]). Not recorded: the turn's own message says the same.
     fn tell_watchers(&mut self, p: PlayerId) {
         for q in (0..self.seats.len()).filter(|&q| q != p) {
-            if self.seats[q].status != Status::Playing {
+            // Robots in process read the game itself, not text.
+            let seat = &self.seats[q];
+            if seat.status != Status::Playing || seat.seat.kind() == SeatKind::Builtin {
                 continue;
             }
             self.message.clear();
