@@ -13,6 +13,7 @@ pub enum GameName {
     Quoridor,
     Puoribor,
     Domino,
+    Labyrinth,
 }
 
 /// Runs `$body` with `$G` standing for the game type named by `$name`.
@@ -29,6 +30,10 @@ macro_rules! dispatch {
             }
             $crate::games::GameName::Domino => {
                 type $G = arbiter_games::domino::Domino;
+                $body
+            }
+            $crate::games::GameName::Labyrinth => {
+                type $G = arbiter_games::labyrinth::Labyrinth;
                 $body
             }
         }
@@ -70,6 +75,16 @@ pub struct GameFlags {
     /// Domino: the token that starts the match, `START` (Java judge) or `start` (C# judge).
     #[arg(long, value_parser = ["START", "start"])]
     pub start_token: Option<String>,
+    /// Labyrinth: the level number, generated from that seed unless --level-seed or
+    /// --level-file gives the level (default 1).
+    #[arg(long)]
+    pub level: Option<u64>,
+    /// Labyrinth: generate the level from this seed instead of the level number.
+    #[arg(long, conflicts_with = "level_file")]
+    pub level_seed: Option<u64>,
+    /// Labyrinth: a hand-made level file (see examples/labyrinth/).
+    #[arg(long)]
+    pub level_file: Option<std::path::PathBuf>,
 }
 
 /// What the command line needs of a game beyond its rules.
@@ -82,6 +97,10 @@ pub trait CliGame: WireClient + Robots {
     fn draws_board(_flags: &GameFlags) -> bool {
         false
     }
+
+    /// Lets a game with a variable number of seats take as many players as bots were given,
+    /// when --players does not say.
+    fn seats_from_bots(_flags: &mut GameFlags, _bots: usize) {}
 
     /// The start position of `arbiter bench`: the setting of the published reference figures.
     fn bench_start(flags: &GameFlags) -> Result<Self> {
@@ -180,6 +199,55 @@ impl CliGame for arbiter_games::domino::Domino {
         let mut flags = flags.clone();
         // The size of the original judge's example; --board 51 measures the largest board.
         flags.board.get_or_insert(15);
+        Self::from_flags(&flags)
+    }
+}
+
+/// Labyrinth: 1 to 10 players (--players, else one per --bot, else 2) on the level of --level
+/// (generated from its number, default 1), --level-seed or --level-file. --board-seed, which
+/// `arbiter play` fills with the match seed, does not choose the level: a level is fixed, as in
+/// the contest.
+impl CliGame for arbiter_games::labyrinth::Labyrinth {
+    fn seats_from_bots(flags: &mut GameFlags, bots: usize) {
+        if flags.players.is_none() && (1..=arbiter_games::labyrinth::MAX_SEATS).contains(&bots) {
+            flags.players = Some(bots as u8);
+        }
+    }
+
+    fn from_flags(flags: &GameFlags) -> Result<Self> {
+        use arbiter_games::labyrinth::{Labyrinth, Level};
+        let name = "labyrinth";
+        refuse_flag(name, "board", &flags.board)?;
+        refuse_flag(name, "walls", &flags.walls)?;
+        refuse_flag(name, "max-ticks", &flags.max_ticks)?;
+        refuse_flag(
+            name,
+            "start-player",
+            &flags.start_player.filter(|&s| s != 0),
+        )?;
+        refuse_flag(name, "obstacles", &flags.obstacles)?;
+        refuse_flag(name, "start-token", &flags.start_token)?;
+        let players = usize::from(flags.players.unwrap_or(2));
+        let number = flags.level.unwrap_or(1);
+        let level = match (&flags.level_file, flags.level_seed) {
+            (Some(path), _) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("--level-file {}: {e}", path.display()))?;
+                Level::parse(&text)
+                    .map_err(|e| anyhow::anyhow!("--level-file {}: {e}", path.display()))?
+            }
+            (None, Some(seed)) => Level::generate(seed),
+            (None, None) => Level::generate(number),
+        };
+        let mut game = Labyrinth::new(level, players)?;
+        game.set_level_number(number);
+        Ok(game)
+    }
+
+    fn bench_start(flags: &GameFlags) -> Result<Self> {
+        let mut flags = flags.clone();
+        // A server game has at least four seats, robots filling the empty ones.
+        flags.players.get_or_insert(4);
         Self::from_flags(&flags)
     }
 }

@@ -58,6 +58,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let mut flags = args.flags.clone();
     flags.board_seed.get_or_insert(seed);
     dispatch!(name, G => {
+        G::seats_from_bots(&mut flags, args.bots.len());
         let game = G::from_flags(&flags)?;
         let specs = parse_bots(&args.bots)?;
         let report = play(game, &specs, &config, args.replay.as_ref())?;

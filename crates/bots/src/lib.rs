@@ -2,6 +2,7 @@
 //! through `arbiter bot GAME NAME`, as processes speaking the game's wire protocol.
 
 pub mod domino;
+pub mod labyrinth;
 pub mod puoribor;
 pub mod quoridor;
 
