@@ -4,6 +4,7 @@
 //! format is a variant, two match arms and a module.
 
 mod fights_msgpack;
+mod graphisoft;
 mod judge_log;
 
 use std::path::PathBuf;
@@ -33,6 +34,9 @@ pub enum Format {
     FightsMsgpack,
     /// The `.log` of the Java Domino judge ("Sędzia"), for its replay viewer: export only.
     JudgeLog,
+    /// A client log of the GRAPHISOFT 2017 final (Labyrinth): every turn block one team's
+    /// client received; import only.
+    GraphisoftLog,
 }
 
 #[derive(Args)]
@@ -75,10 +79,15 @@ pub fn run(args: ReplayArgs) -> Result<()> {
                 std::fs::write(&args.output, log)
                     .with_context(|| format!("writing {}", args.output.display()))
             }
+            Format::GraphisoftLog => anyhow::bail!(
+                "graphisoft-log is import only: a client's log holds the blocks one seat \
+                 received, which a replay of all seats does not single out"
+            ),
         },
         ReplayCommand::Import(args) => match args.format {
             Format::FightsMsgpack => fights_msgpack::import(&args.log, &args.output),
             Format::JudgeLog => judge_log::import(&args.log, &args.output),
+            Format::GraphisoftLog => graphisoft::import(&args.log, &args.output),
         },
     }
 }
