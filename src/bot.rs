@@ -15,15 +15,81 @@ pub struct BotArgs {
     /// Seed of the robot's own random choices.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Play on a game server at this address (HOST:PORT) instead of stdin/stdout: log in, then
+    /// play every game the server starts until it ends the session.
+    #[arg(long, value_name = "ADDR", requires = "team")]
+    connect: Option<String>,
+    /// The team to log in as (with --connect).
+    #[arg(long)]
+    team: Option<String>,
+    /// The team's password (with --connect); from the environment variable ARBITER_PASSWORD
+    /// if not given, which other users of the machine cannot see.
+    #[arg(long)]
+    password: Option<String>,
 }
 
 pub fn run(args: BotArgs) -> Result<()> {
-    dispatch!(args.game, G => serve::<G>(&args.name, args.seed))
+    match &args.connect {
+        Some(addr) => {
+            let team = args.team.as_deref().expect("clap requires --team");
+            let password = match &args.password {
+                Some(p) => p.clone(),
+                None => std::env::var("ARBITER_PASSWORD")
+                    .context("--connect needs --password or ARBITER_PASSWORD")?,
+            };
+            let stream = std::net::TcpStream::connect(addr)
+                .with_context(|| format!("cannot connect to {addr}"))?;
+            let _ = stream.set_nodelay(true);
+            let mut reader = std::io::BufReader::new(stream.try_clone()?);
+            let mut writer = std::io::BufWriter::new(stream);
+            login(&mut reader, &mut writer, team, &password)?;
+            dispatch!(args.game, G => play::<G>(&args.name, args.seed, reader, writer))
+        }
+        None => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            dispatch!(args.game, G => play::<G>(&args.name, args.seed, stdin, stdout))
+        }
+    }
 }
 
-/// Plays as a bot process: reads the referee's lines on stdin and answers on stdout, so a
-/// built-in robot exercises exactly the protocol a contestant's program does.
-fn serve<G: WireClient + Robots>(name: &str, seed: u64) -> Result<()> {
+/// Sends the login block and reads the server's answer, up to its `.`.
+fn login(
+    reader: &mut impl BufRead,
+    writer: &mut impl Write,
+    team: &str,
+    password: &str,
+) -> Result<()> {
+    write!(writer, "LOGIN {team} {password}\n.\n")?;
+    writer.flush()?;
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            bail!("the server closed the connection during the login");
+        }
+        let line = line.trim_end().to_owned();
+        if line == "." {
+            break;
+        }
+        lines.push(line);
+    }
+    match lines.first().map(String::as_str) {
+        Some("MESSAGE OK") => Ok(()),
+        Some(other) => bail!("the server refused the login of {team}: {other}"),
+        None => bail!("the server answered the login with an empty block"),
+    }
+}
+
+/// Plays as a bot: reads the referee's lines (stdin, or a server's socket) and answers (stdout,
+/// or the socket), so a built-in robot exercises exactly the protocol a contestant's program
+/// does.
+fn play<G: WireClient + Robots>(
+    name: &str,
+    seed: u64,
+    input: impl BufRead,
+    mut stdout: impl Write,
+) -> Result<()> {
     let Some(mut robot) = G::robot(name, seed) else {
         bail!(
             "no robot named {name:?} for {}; there are: {}",
@@ -31,12 +97,10 @@ fn serve<G: WireClient + Robots>(name: &str, seed: u64) -> Result<()> {
             G::ROBOTS.join(", ")
         );
     };
-    let stdin = std::io::stdin().lock();
-    let mut stdout = std::io::stdout().lock();
     let mut client = G::Client::default();
     let mut answer = String::new();
-    for (number, line) in stdin.lines().enumerate() {
-        let line = line.context("reading stdin")?;
+    for (number, line) in input.lines().enumerate() {
+        let line = line.context("reading the referee's messages")?;
         let event = G::client_feed(&mut client, line.trim_end())
             .map_err(|e| anyhow::anyhow!("line {} from the referee: {e}", number + 1))?;
         match event {

@@ -8,6 +8,7 @@ mod perft;
 mod play;
 mod replay_cmd;
 mod serve;
+mod server_cmd;
 mod tournament;
 
 use std::process::ExitCode;
@@ -45,6 +46,10 @@ enum Command {
     View(serve::ViewArgs),
     /// Write one HTML file that plays a replay offline.
     Export(serve::ExportArgs),
+    /// Run the TCP game server: teams log in, games every interval, robots in empty seats.
+    Server(server_cmd::ServerArgs),
+    /// Manage the game server's team accounts (argon2-hashed passwords).
+    Accounts(server_cmd::AccountsArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +64,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::serve(args),
         Command::View(args) => serve::view(args),
         Command::Export(args) => serve::export(args),
+        Command::Server(args) => server_cmd::run(args),
+        Command::Accounts(args) => server_cmd::accounts(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

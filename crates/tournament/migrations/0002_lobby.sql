@@ -13,6 +13,8 @@ CREATE TABLE lobby_teams (
 CREATE TABLE lobby_games (
     game TEXT NOT NULL,
     id BIGINT NOT NULL,
+    -- Games scheduled at the same moment (parallel tables) share a round.
+    round BIGINT NOT NULL,
     mode TEXT NOT NULL,
     level BIGINT NOT NULL,
     seats TEXT NOT NULL,

@@ -43,6 +43,8 @@ pub struct Totals {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
     pub id: i64,
+    /// Games scheduled at the same moment (parallel tables) share a round.
+    pub round: i64,
     pub mode: Mode,
     pub level: u32,
     pub seats: Vec<String>,
@@ -146,13 +148,25 @@ impl LobbyStore {
         Ok(row.try_get::<Option<i64>, _>(0)?.unwrap_or(0) + 1)
     }
 
-    /// How many games of `mode` were played: a restarted live session goes on from there.
-    pub async fn games_played(&self, mode: Mode) -> Result<u32, TournamentError> {
-        let row = sqlx::query("SELECT COUNT(*) FROM lobby_games WHERE game = $1 AND mode = $2")
+    /// The round the next games get.
+    pub async fn next_round(&self) -> Result<i64, TournamentError> {
+        let row = sqlx::query("SELECT MAX(round) FROM lobby_games WHERE game = $1")
             .bind(&self.game)
-            .bind(mode.as_str())
             .fetch_one(&self.pool)
             .await?;
+        Ok(row.try_get::<Option<i64>, _>(0)?.unwrap_or(0) + 1)
+    }
+
+    /// How many rounds of `mode` were played: levels cycle on from there, and a restarted
+    /// live session goes on with its next game.
+    pub async fn rounds_played(&self, mode: Mode) -> Result<u32, TournamentError> {
+        let row = sqlx::query(
+            "SELECT COUNT(DISTINCT round) FROM lobby_games WHERE game = $1 AND mode = $2",
+        )
+        .bind(&self.game)
+        .bind(mode.as_str())
+        .fetch_one(&self.pool)
+        .await?;
         Ok(row.try_get::<i64, _>(0)? as u32)
     }
 
@@ -161,11 +175,12 @@ impl LobbyStore {
     pub async fn record_game(&self, game: &GameRecord) -> Result<(), TournamentError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO lobby_games (game, id, mode, level, seats, points, reason, replay, \
-             finished) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            "INSERT INTO lobby_games (game, id, round, mode, level, seats, points, reason, \
+             replay, finished) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(&self.game)
         .bind(game.id)
+        .bind(game.round)
         .bind(game.mode.as_str())
         .bind(i64::from(game.level))
         .bind(serde_json::to_string(&game.seats).expect("names serialize"))
@@ -203,7 +218,7 @@ impl LobbyStore {
     /// Every game played, oldest first.
     pub async fn games(&self) -> Result<Vec<GameRecord>, TournamentError> {
         let rows = sqlx::query(
-            "SELECT id, mode, level, seats, points, reason, replay FROM lobby_games \
+            "SELECT id, mode, level, seats, points, reason, replay, round FROM lobby_games \
              WHERE game = $1 ORDER BY id",
         )
         .bind(&self.game)
@@ -221,6 +236,7 @@ impl LobbyStore {
                 let points: Vec<f64> = json(&row.try_get::<String, _>(4)?)?;
                 Ok(GameRecord {
                     id: row.try_get(0)?,
+                    round: row.try_get(7)?,
                     mode,
                     level: row.try_get::<i64, _>(2)? as u32,
                     teams: seats.iter().map(|s| totals.contains_key(s)).collect(),
@@ -279,6 +295,7 @@ mod tests {
                 store
                     .record_game(&GameRecord {
                         id,
+                        round: id,
                         mode,
                         level: 1,
                         seats: vec!["alice".into(), "robot_1".into()],
@@ -293,7 +310,8 @@ mod tests {
             drop(store);
             let store = LobbyStore::open(&target, "labyrinth").await.unwrap();
             assert_eq!(store.next_game_id().await.unwrap(), 3);
-            assert_eq!(store.games_played(Mode::Live).await.unwrap(), 1);
+            assert_eq!(store.rounds_played(Mode::Live).await.unwrap(), 1);
+            assert_eq!(store.next_round().await.unwrap(), 3);
             let totals = store.totals().await.unwrap();
             assert_eq!(totals.len(), 1, "robots have no totals: {totals:?}");
             assert_eq!(

@@ -1,0 +1,172 @@
+//! Team accounts: a TOML file of team names and argon2 password hashes (PHC strings).
+//!
+//! ```toml
+//! [teams.alice]
+//! password = "$argon2id$v=19$m=19456,t=2,p=1$..."
+//! ```
+//!
+//! Passwords are never kept, logged or put in an error: only their hashes are stored, and a
+//! failed login says `BAD_LOGIN` whatever was wrong.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use argon2::Argon2;
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use serde::{Deserialize, Serialize};
+
+use crate::LobbyError;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Accounts {
+    #[serde(default)]
+    teams: BTreeMap<String, Account>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Account {
+    password: String,
+}
+
+/// Whether `name` is a team name (`[a-z0-9_]{1,32}`, §4).
+pub fn valid_team(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+impl Accounts {
+    /// Reads an accounts file; a missing file is an error (a server with no teams is a typo).
+    pub fn load(path: &Path) -> Result<Accounts, LobbyError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LobbyError::Io {
+            what: format!("reading {}", path.display()),
+            source,
+        })?;
+        let accounts: Accounts = toml::from_str(&text)
+            .map_err(|e| LobbyError::Accounts(format!("{}: {}", path.display(), e.message())))?;
+        for (team, account) in &accounts.teams {
+            if !valid_team(team) {
+                return Err(LobbyError::Accounts(format!(
+                    "{}: `{team}` is not a team name ([a-z0-9_], 1 to 32 characters)",
+                    path.display()
+                )));
+            }
+            if PasswordHash::new(&account.password).is_err() {
+                return Err(LobbyError::Accounts(format!(
+                    "{}: the password of `{team}` is not an argon2 hash (add teams with \
+                     `arbiter accounts add`)",
+                    path.display()
+                )));
+            }
+        }
+        Ok(accounts)
+    }
+
+    pub fn len(&self) -> usize {
+        self.teams.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.teams.is_empty()
+    }
+
+    pub fn teams(&self) -> impl Iterator<Item = &str> {
+        self.teams.keys().map(String::as_str)
+    }
+
+    /// Sets `team`'s password (adding the team), storing only its hash.
+    pub fn set_password(&mut self, team: &str, password: &str) -> Result<(), LobbyError> {
+        if !valid_team(team) {
+            return Err(LobbyError::Accounts(format!(
+                "`{team}` is not a team name ([a-z0-9_], 1 to 32 characters)"
+            )));
+        }
+        if password.is_empty() {
+            return Err(LobbyError::Accounts("the password is empty".into()));
+        }
+        if password
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+        {
+            // A password travels as one word of the LOGIN line.
+            return Err(LobbyError::Accounts(
+                "a password cannot hold blanks or control characters".into(),
+            ));
+        }
+        let salt = SaltString::generate(&mut OsRng);
+        let hash = Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map_err(|e| LobbyError::Accounts(format!("hashing the password: {e}")))?
+            .to_string();
+        self.teams
+            .insert(team.to_owned(), Account { password: hash });
+        Ok(())
+    }
+
+    /// Writes the file through a temporary one, so a crash never leaves half a file.
+    pub fn save(&self, path: &Path) -> Result<(), LobbyError> {
+        let text = toml::to_string(self).map_err(|e| LobbyError::Accounts(e.to_string()))?;
+        let tmp = path.with_extension("toml.tmp");
+        let io = |what: String| move |source| LobbyError::Io { what, source };
+        std::fs::write(&tmp, text).map_err(io(format!("writing {}", tmp.display())))?;
+        std::fs::rename(&tmp, path).map_err(io(format!("writing {}", path.display())))?;
+        Ok(())
+    }
+
+    /// Whether `password` is `team`'s. Slow on purpose (argon2): call it off the async threads.
+    pub fn verify(&self, team: &str, password: &str) -> bool {
+        let Some(account) = self.teams.get(team) else {
+            return false;
+        };
+        let Ok(hash) = PasswordHash::new(&account.password) else {
+            return false;
+        };
+        Argon2::default()
+            .verify_password(password.as_bytes(), &hash)
+            .is_ok()
+    }
+}
+
+/// A fresh password for `arbiter accounts add` when none is given: 16 letters and digits.
+pub fn generate_password() -> String {
+    use argon2::password_hash::rand_core::RngCore;
+    const CHARS: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    (0..16)
+        .map(|_| CHARS[(OsRng.next_u32() as usize) % CHARS.len()] as char)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn team_names() {
+        assert!(valid_team("alice"));
+        assert!(valid_team("team_42"));
+        assert!(!valid_team(""));
+        assert!(!valid_team("Alice"));
+        assert!(!valid_team("a-b"));
+        assert!(!valid_team(&"a".repeat(33)));
+    }
+
+    #[test]
+    fn a_saved_password_verifies_and_is_not_in_the_file() {
+        let dir = std::env::temp_dir().join(format!("arbiter-accounts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("teams.toml");
+        let mut accounts = Accounts::default();
+        accounts.set_password("alice", "secret").unwrap();
+        accounts.save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("secret"), "{text}");
+        assert!(text.contains("$argon2id$"), "{text}");
+        let accounts = Accounts::load(&path).unwrap();
+        assert!(accounts.verify("alice", "secret"));
+        assert!(!accounts.verify("alice", "Secret"));
+        assert!(!accounts.verify("bob", "secret"));
+        assert!(accounts.set_password("x", "two words").is_err());
+    }
+}

@@ -1,0 +1,118 @@
+//! The TCP game server (`arbiter server`): teams log in over TCP, the session plays a game
+//! every interval with every idle client, robots fill the empty seats, and every team's test
+//! and live totals are kept in the store so that a restarted server goes on where it was.
+//!
+//! - [`accounts`]: the accounts file (argon2 hashes).
+//! - [`conn`]: one connection, with bounded buffers both ways and capped lines.
+//! - [`seat`]: [`TcpSeat`], a connected client as a seat of the referee.
+//! - [`server`]: logins, the schedule, the after-game blocks ([`serve`]).
+//! - [`order`]: who sits where (test order, the final's live order, parallel tables).
+//! - [`latency`]: turn latency samples.
+
+pub mod accounts;
+pub mod conn;
+pub mod latency;
+pub mod order;
+pub mod seat;
+pub mod server;
+
+pub use accounts::Accounts;
+pub use latency::{Latencies, Samples, percentile};
+pub use seat::TcpSeat;
+pub use server::{Factory, GameSetup, LobbyGame, ServerConfig, Summary, serve, standings};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LobbyError {
+    #[error("accounts: {0}")]
+    Accounts(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] arbiter_tournament::TournamentError),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Raises the soft limit of open files to the hard limit: a thousand idle clients need a
+/// thousand descriptors, more than the usual soft limit of 1024. Returns the limit in force.
+pub fn raise_fd_limit() -> u64 {
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 0;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                return raised.rlim_cur as u64;
+            }
+        }
+        limit.rlim_cur as u64
+    }
+}
+
+/// Runs a server on `listener` on a runtime of its own until its session is over or the
+/// process is interrupted (Ctrl-C); the standings then. Replays go to `config.replays`, by
+/// default to `replays/` next to a SQLite `db`.
+pub fn run<G: LobbyGame>(
+    listener: std::net::TcpListener,
+    accounts: Accounts,
+    db: &str,
+    mut config: ServerConfig,
+    factory: Factory<G>,
+    latencies: std::sync::Arc<Latencies>,
+) -> Result<Summary, LobbyError> {
+    let io = |what: &str| {
+        let what = what.to_owned();
+        move |source| LobbyError::Io { what, source }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(io("starting the runtime"))?;
+    runtime.block_on(async {
+        listener
+            .set_nonblocking(true)
+            .map_err(io("setting up the listener"))?;
+        let listener =
+            tokio::net::TcpListener::from_std(listener).map_err(io("setting up the listener"))?;
+        let store = arbiter_tournament::lobby::LobbyStore::open(db, G::NAME).await?;
+        if config.replays.is_none()
+            && let Some(dir) = store.file().and_then(|f| f.parent())
+        {
+            config.replays = Some(dir.join("replays"));
+        }
+        tokio::select! {
+            summary = serve(listener, accounts, store, config, factory, latencies) => summary,
+            _ = tokio::signal::ctrl_c() => {
+                let store = arbiter_tournament::lobby::LobbyStore::open(db, G::NAME).await?;
+                Ok(Summary { games: 0, standings: standings(&store.totals().await?) })
+            }
+        }
+    })
+}
+
+/// The standings kept in `db` for the server of `game`.
+pub fn stored_standings(db: &str, game: &str) -> Result<Vec<(String, f64, f64)>, LobbyError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| LobbyError::Io {
+            what: "starting the runtime".into(),
+            source,
+        })?;
+    runtime.block_on(async {
+        let store = arbiter_tournament::lobby::LobbyStore::open(db, game).await?;
+        Ok(standings(&store.totals().await?))
+    })
+}

@@ -1,0 +1,678 @@
+//! The session: logins, games every interval with every idle client, robots in empty seats,
+//! the after-game blocks, and the totals kept in the store.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arbiter_bots::Robots;
+use arbiter_games::{TimeControl, Wire};
+use arbiter_referee::{BuiltinSeat, MatchConfig, Seat, run_match};
+use arbiter_replay::ReplayWriter;
+use arbiter_tournament::lobby::{GameRecord, LobbyStore, Mode, Totals};
+use tokio::io::BufReader;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinSet;
+
+use crate::accounts::{Accounts, valid_team};
+use crate::conn::{self, Conn};
+use crate::latency::{Latencies, TurnClock};
+use crate::order::{self, Entrant};
+use crate::seat::TcpSeat;
+
+/// Games a live session plays: 3 rounds × levels 1..5 (§7).
+pub const LIVE_GAMES: u32 = 15;
+/// Lines a login block may have before `.`.
+const MAX_LOGIN_LINES: usize = 16;
+
+/// What the server needs of a game beyond its rules.
+pub trait LobbyGame: Wire + Robots {
+    /// Whether a client stays for game after game, told its totals after each (Labyrinth),
+    /// or plays one match per connection in the game's own protocol, then is disconnected
+    /// (games whose bots exit at the end of a match).
+    const SESSIONS: bool = false;
+
+    /// Sets what the session decides about a game: its id and level number on the wire, and
+    /// no end message of its own when the server writes the after-game block.
+    fn configure(&mut self, _setup: &GameSetup) {}
+}
+
+impl LobbyGame for arbiter_games::quoridor::Quoridor {}
+impl LobbyGame for arbiter_games::puoribor::Puoribor {}
+impl LobbyGame for arbiter_games::domino::Domino {}
+impl LobbyGame for arbiter_games::labyrinth::Labyrinth {
+    const SESSIONS: bool = true;
+
+    fn configure(&mut self, setup: &GameSetup) {
+        self.set_game_id(setup.id as u64);
+        self.set_level_number(u64::from(setup.level));
+        self.set_session_end(false);
+    }
+}
+
+/// One game the session is about to play.
+#[derive(Clone, Debug)]
+pub struct GameSetup {
+    pub id: i64,
+    /// 1 to 5.
+    pub level: u32,
+    pub mode: Mode,
+    /// Seats, robots included.
+    pub players: usize,
+}
+
+/// Builds the game of a setup (the level, the players): the caller's, as it knows the flags.
+pub type Factory<G> = Arc<dyn Fn(&GameSetup) -> Result<G, String> + Send + Sync>;
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Time between games.
+    pub interval: Duration,
+    /// Robots fill every game up to this many seats.
+    pub min_players: usize,
+    /// More idle clients than this are split into parallel games.
+    pub max_players: usize,
+    /// Stop after this many games (test mode).
+    pub games: Option<u32>,
+    /// The 15 games of the final instead of test games.
+    pub live: bool,
+    /// A client that has not logged in by then is dropped.
+    pub login_timeout: Duration,
+    /// Start a game as soon as this many clients are idle, without waiting for the interval.
+    pub start_when_idle: Option<usize>,
+    /// Where replays are written.
+    pub replays: Option<PathBuf>,
+    /// The reply time limit; the game's own if `None`.
+    pub time: Option<TimeControl>,
+    /// The robot in empty seats.
+    pub robot: String,
+    /// No log lines on stderr.
+    pub quiet: bool,
+}
+
+impl ServerConfig {
+    fn mode(&self) -> Mode {
+        if self.live { Mode::Live } else { Mode::Test }
+    }
+}
+
+/// How a session ended.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub games: u32,
+    /// Team, test total, live total, ranked (§7).
+    pub standings: Vec<(String, f64, f64)>,
+}
+
+struct Client {
+    conn: Arc<Conn>,
+    login: u64,
+    playing: bool,
+}
+
+struct Lobby {
+    clients: HashMap<String, Client>,
+    totals: HashMap<String, Totals>,
+    logins: u64,
+    /// When the next game starts, at the latest, and its level: for NEXTSTART.
+    next_start: Instant,
+    next_level: u32,
+    /// No more games: logins are told so.
+    over: bool,
+}
+
+struct Shared<G> {
+    config: ServerConfig,
+    accounts: Arc<Accounts>,
+    store: LobbyStore,
+    factory: Factory<G>,
+    latencies: Arc<Latencies>,
+    lobby: Mutex<Lobby>,
+    wake: Notify,
+    /// argon2 is slow on purpose: a crowd of logins must not take every blocking thread.
+    verifying: Semaphore,
+}
+
+impl<G> Shared<G> {
+    fn log(&self, text: std::fmt::Arguments<'_>) {
+        if !self.config.quiet {
+            eprintln!("server: {text}");
+        }
+    }
+
+    fn m(&self) -> u8 {
+        u8::from(self.config.live)
+    }
+
+    fn totals(&self, team: &str) -> Totals {
+        self.lobby
+            .lock()
+            .unwrap()
+            .totals
+            .get(team)
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+/// Seconds until `at`, rounded up: an upper estimate, as NEXTSTART promises.
+fn seconds_until(at: Instant) -> u64 {
+    let left = at.saturating_duration_since(Instant::now());
+    left.as_secs() + u64::from(left.subsec_nanos() > 0)
+}
+
+/// Runs the server on `listener` until its session is over (`games` played, or the live
+/// games), or forever.
+pub async fn serve<G: LobbyGame>(
+    listener: TcpListener,
+    accounts: Accounts,
+    store: LobbyStore,
+    config: ServerConfig,
+    factory: Factory<G>,
+    latencies: Arc<Latencies>,
+) -> Result<Summary, crate::LobbyError> {
+    let totals = store.totals().await?;
+    let mode = config.mode();
+    let rounds = store.rounds_played(mode).await?;
+    let first_level = rounds % 5 + 1;
+    let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
+    let shared = Arc::new(Shared {
+        lobby: Mutex::new(Lobby {
+            clients: HashMap::new(),
+            totals,
+            logins: 0,
+            next_start: Instant::now() + config.interval,
+            next_level: first_level,
+            over: config.live && rounds >= LIVE_GAMES,
+        }),
+        config,
+        accounts: Arc::new(accounts),
+        store,
+        factory,
+        latencies,
+        wake: Notify::new(),
+        verifying: Semaphore::new(cpus),
+    });
+    let mut scheduler = tokio::spawn(schedule(shared.clone()));
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let _ = stream.set_nodelay(true);
+                    tokio::spawn(connection(shared.clone(), stream));
+                }
+                // Out of descriptors, say: the clients already in are served on.
+                Err(e) => {
+                    shared.log(format_args!("accept failed: {e}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            done = &mut scheduler => {
+                let games = done.map_err(|e| crate::LobbyError::Internal(e.to_string()))??;
+                let lobby = shared.lobby.lock().unwrap();
+                return Ok(Summary { games, standings: standings(&lobby.totals) });
+            }
+        }
+    }
+}
+
+/// The ranking of §7 from the totals.
+pub fn standings(totals: &HashMap<String, Totals>) -> Vec<(String, f64, f64)> {
+    let mut rows: Vec<_> = totals
+        .iter()
+        .map(|(team, t)| (team.clone(), t.test, t.live))
+        .collect();
+    order::ranking(&mut rows);
+    rows
+}
+
+enum LoginError {
+    /// The client closed the connection or broke a rule of the login block.
+    Syntax,
+    Closed,
+}
+
+/// Reads the login block: lines up to `.`, the first `LOGIN team password` counts, others are
+/// ignored.
+async fn read_login(reader: &mut BufReader<OwnedReadHalf>) -> Result<(String, String), LoginError> {
+    let mut buf = Vec::new();
+    let mut login = None;
+    let mut syntax = false;
+    for _ in 0..=MAX_LOGIN_LINES {
+        let line = match conn::read_line(reader, &mut buf).await {
+            Ok(Some(line)) => line,
+            Ok(None) | Err(false) => return Err(LoginError::Closed),
+            Err(true) => return Err(LoginError::Syntax),
+        };
+        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        match words.as_slice() {
+            ["."] => {
+                return match login {
+                    Some(login) if !syntax => Ok(login),
+                    _ => Err(LoginError::Syntax),
+                };
+            }
+            ["LOGIN", rest @ ..] if login.is_none() && !syntax => match rest {
+                [team, password] if valid_team(team) => {
+                    login = Some(((*team).to_owned(), (*password).to_owned()));
+                }
+                _ => syntax = true,
+            },
+            _ => {}
+        }
+    }
+    Err(LoginError::Syntax)
+}
+
+async fn refuse(mut writer: OwnedWriteHalf, reason: &str) {
+    let _ = tokio::time::timeout(
+        Duration::from_secs(1),
+        conn::write_raw(&mut writer, &format!("MESSAGE {reason}\n.\n")),
+    )
+    .await;
+}
+
+async fn connection<G: LobbyGame>(shared: Arc<Shared<G>>, stream: TcpStream) {
+    let (mut reader, writer) = conn::split(stream);
+    let login = tokio::time::timeout(shared.config.login_timeout, read_login(&mut reader)).await;
+    let (team, password) = match login {
+        Ok(Ok(login)) => login,
+        Ok(Err(LoginError::Closed)) => return,
+        Ok(Err(LoginError::Syntax)) | Err(_) => return refuse(writer, "SYNTAX").await,
+    };
+    let ok = {
+        let Ok(_permit) = shared.verifying.acquire().await else {
+            return;
+        };
+        let accounts = shared.accounts.clone();
+        let who = team.clone();
+        tokio::task::spawn_blocking(move || accounts.verify(&who, &password))
+            .await
+            .unwrap_or(false)
+    };
+    if !ok {
+        shared.log(format_args!("refused a login as {team:?}: BAD_LOGIN"));
+        return refuse(writer, "BAD_LOGIN").await;
+    }
+    if !admit(&shared, team.clone(), reader, writer) {
+        shared.log(format_args!("refused a login as {team}: ALREADY_CONNECTED"));
+    }
+}
+
+/// Lets a client in whose password was right, unless its team is connected already (then it
+/// is refused, and `false` returned).
+fn admit<G>(
+    shared: &Shared<G>,
+    team: String,
+    reader: BufReader<OwnedReadHalf>,
+    writer: OwnedWriteHalf,
+) -> bool {
+    let m = shared.m();
+    let mut lobby = shared.lobby.lock().unwrap();
+    if lobby.clients.get(&team).is_some_and(|c| !c.conn.is_gone()) {
+        drop(lobby);
+        tokio::spawn(refuse(writer, "ALREADY_CONNECTED"));
+        return false;
+    }
+    let conn = conn::start(team.clone(), reader, writer);
+    if lobby.over {
+        let t = lobby.totals.get(&team).copied().unwrap_or_default();
+        let _ = conn.send(
+            &format!(
+                "MESSAGE OK\nNEXTSTART 0 -1 {m}\n.\nEND {} {}\n.\n",
+                t.test, t.live
+            ),
+            None,
+        );
+        conn.close();
+        return true;
+    }
+    let _ = conn.send(
+        &format!(
+            "MESSAGE OK\nNEXTSTART {} {} {m}\n.\n",
+            lobby.next_level,
+            seconds_until(lobby.next_start)
+        ),
+        None,
+    );
+    lobby.logins += 1;
+    let login = lobby.logins;
+    lobby.clients.insert(
+        team.clone(),
+        Client {
+            conn,
+            login,
+            playing: false,
+        },
+    );
+    let idle = lobby.clients.values().filter(|c| !c.playing).count();
+    drop(lobby);
+    shared.log(format_args!("{team} logged in ({idle} idle)"));
+    shared.wake.notify_one();
+    true
+}
+
+/// Takes the idle clients still connected, marked as playing, as entrants in no order.
+fn take_idle<G>(shared: &Shared<G>) -> Vec<(Entrant, Arc<Conn>)> {
+    let mut lobby = shared.lobby.lock().unwrap();
+    lobby.clients.retain(|_, c| !c.conn.is_gone());
+    let Lobby {
+        clients, totals, ..
+    } = &mut *lobby;
+    clients
+        .iter_mut()
+        .filter(|(_, c)| !c.playing)
+        .map(|(team, c)| {
+            c.playing = true;
+            c.conn.set_playing(true);
+            let t = totals.get(team).copied().unwrap_or_default();
+            (
+                Entrant {
+                    team: team.clone(),
+                    test: t.test,
+                    live: t.live,
+                    login: c.login,
+                },
+                c.conn.clone(),
+            )
+        })
+        .collect()
+}
+
+fn idle_count<G>(shared: &Shared<G>) -> usize {
+    let lobby = shared.lobby.lock().unwrap();
+    lobby
+        .clients
+        .values()
+        .filter(|c| !c.playing && !c.conn.is_gone())
+        .count()
+}
+
+/// Plays rounds of games until the session is over; the number of games played.
+async fn schedule<G: LobbyGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::LobbyError> {
+    let config = &shared.config;
+    let mode = config.mode();
+    let mut round = shared.store.next_round().await?;
+    let mut next_id = shared.store.next_game_id().await?;
+    let mut rounds_done = shared.store.rounds_played(mode).await?;
+    let mut games_played = 0u32;
+    let mut tables: JoinSet<()> = JoinSet::new();
+    if config.live && rounds_done >= LIVE_GAMES {
+        finish(&shared);
+        return Ok(0);
+    }
+    loop {
+        let next_at = shared.lobby.lock().unwrap().next_start;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep_until(next_at.into()) => break,
+                _ = shared.wake.notified() => {
+                    if config.start_when_idle.is_some_and(|k| idle_count(&shared) >= k) {
+                        break;
+                    }
+                }
+            }
+        }
+        while tables.try_join_next().is_some() {}
+        let level = rounds_done % 5 + 1;
+        let mut entrants = take_idle(&shared);
+        if entrants.is_empty() {
+            shared.lobby.lock().unwrap().next_start = Instant::now() + config.interval;
+            continue;
+        }
+        let mut order: Vec<Entrant> = entrants.iter().map(|(e, _)| e.clone()).collect();
+        if config.live {
+            order::live_order(&mut order, rounds_done);
+        } else {
+            order::ascending_test(&mut order);
+        }
+        let ranges = order::split_tables(order.len(), config.max_players);
+        let last = if config.live {
+            rounds_done + 1 >= LIVE_GAMES
+        } else {
+            config
+                .games
+                .is_some_and(|n| games_played + ranges.len() as u32 >= n)
+        };
+        rounds_done += 1;
+        {
+            let mut lobby = shared.lobby.lock().unwrap();
+            lobby.next_level = rounds_done % 5 + 1;
+            lobby.next_start = Instant::now() + config.interval;
+            lobby.over = last;
+        }
+        for range in ranges {
+            let seated: Vec<(Entrant, Arc<Conn>)> = order[range]
+                .iter()
+                .map(|e| {
+                    let i = entrants
+                        .iter()
+                        .position(|(x, _)| x.team == e.team)
+                        .expect("an entrant of this round");
+                    entrants.swap_remove(i)
+                })
+                .collect();
+            let setup = GameSetup {
+                id: next_id,
+                level,
+                mode,
+                players: seated.len().max(config.min_players),
+            };
+            next_id += 1;
+            games_played += 1;
+            tables.spawn(play_table(shared.clone(), setup, round, seated, last));
+        }
+        round += 1;
+        // Live games are played one round after another: the next order needs the totals.
+        if config.live || last {
+            while tables.join_next().await.is_some() {}
+        }
+        if last {
+            finish(&shared);
+            return Ok(games_played);
+        }
+        if config.live {
+            shared.lobby.lock().unwrap().next_start = Instant::now() + config.interval;
+        }
+    }
+}
+
+/// Tells every idle client the session is over and closes it.
+fn finish<G: LobbyGame>(shared: &Shared<G>) {
+    let mut lobby = shared.lobby.lock().unwrap();
+    lobby.over = true;
+    let Lobby {
+        clients, totals, ..
+    } = &mut *lobby;
+    for (team, client) in clients.drain() {
+        if client.playing || client.conn.is_gone() {
+            continue;
+        }
+        if G::SESSIONS {
+            let t = totals.get(&team).copied().unwrap_or_default();
+            let _ = client
+                .conn
+                .send(&format!("END {} {}\n.\n", t.test, t.live), None);
+        }
+        client.conn.close();
+    }
+}
+
+/// Plays one game, records it, and tells its clients their totals.
+async fn play_table<G: LobbyGame>(
+    shared: Arc<Shared<G>>,
+    setup: GameSetup,
+    round: i64,
+    seated: Vec<(Entrant, Arc<Conn>)>,
+    last: bool,
+) {
+    let mut names: Vec<String> = seated.iter().map(|(e, _)| e.team.clone()).collect();
+    let humans = names.len();
+    for seat in humans..setup.players {
+        names.push(format!("robot_{seat}"));
+    }
+    let conns: Vec<Arc<Conn>> = seated.iter().map(|(_, c)| c.clone()).collect();
+    let replay = shared
+        .config
+        .replays
+        .as_ref()
+        .map(|dir| dir.join(format!("{}-{}.jsonl", G::NAME, setup.id)));
+    let job = {
+        let shared = shared.clone();
+        let setup = setup.clone();
+        let names = names.clone();
+        let conns = conns.clone();
+        let replay = replay.clone();
+        move || -> Result<(Vec<f64>, &'static str), String> {
+            let mut game = (shared.factory)(&setup)?;
+            game.configure(&setup);
+            let clock = Arc::new(TurnClock::default());
+            let mut seats: Vec<Box<dyn Seat<G>>> = Vec::with_capacity(names.len());
+            for conn in &conns {
+                seats.push(Box::new(TcpSeat::new(
+                    conn.clone(),
+                    clock.clone(),
+                    shared.latencies.clone(),
+                )));
+            }
+            for (seat, name) in names.iter().enumerate().skip(conns.len()) {
+                let seed = (setup.id as u64).wrapping_mul(31).wrapping_add(seat as u64);
+                let robot = G::robot(&shared.config.robot, seed)
+                    .ok_or_else(|| format!("no robot {:?}", shared.config.robot))?;
+                seats.push(Box::new(BuiltinSeat::new(name.clone(), robot)));
+            }
+            let config = MatchConfig {
+                seed: setup.id as u64,
+                time: shared.config.time,
+                grace: Duration::ZERO,
+            };
+            let mut writer = match &replay {
+                Some(path) => {
+                    if let Some(dir) = path.parent() {
+                        std::fs::create_dir_all(dir)
+                            .map_err(|e| format!("creating {}: {e}", dir.display()))?;
+                    }
+                    Some(
+                        ReplayWriter::create(path)
+                            .map_err(|e| format!("writing {}: {e}", path.display()))?,
+                    )
+                }
+                None => None,
+            };
+            let report =
+                run_match(game, seats, &config, writer.as_mut()).map_err(|e| e.to_string())?;
+            if let Some(writer) = writer {
+                writer.finish().map_err(|e| e.to_string())?;
+            }
+            Ok((report.outcome.scores, report.outcome.reason))
+        }
+    };
+    let result = tokio::task::spawn_blocking(job)
+        .await
+        .unwrap_or_else(|e| Err(format!("the game panicked: {e}")));
+    let (points, reason) = match result {
+        Ok(done) => done,
+        Err(error) => {
+            shared.log(format_args!(
+                "game {} could not be played: {error}",
+                setup.id
+            ));
+            release(&shared, &conns, false);
+            return;
+        }
+    };
+    let record = GameRecord {
+        id: setup.id,
+        round,
+        mode: setup.mode,
+        level: setup.level,
+        seats: names.clone(),
+        teams: (0..names.len()).map(|s| s < humans).collect(),
+        points: points.clone(),
+        reason: reason.to_owned(),
+        replay: replay.map(|p| p.display().to_string()),
+    };
+    if let Err(e) = shared.store.record_game(&record).await {
+        shared.log(format_args!("game {}: cannot record it: {e}", setup.id));
+    }
+    {
+        let mut lobby = shared.lobby.lock().unwrap();
+        for (s, name) in names.iter().enumerate().take(humans) {
+            let t = lobby.totals.entry(name.clone()).or_default();
+            match setup.mode {
+                Mode::Test => t.test += points[s],
+                Mode::Live => t.live += points[s],
+            }
+        }
+    }
+    let mut summary = String::new();
+    for (name, p) in names.iter().zip(&points) {
+        let _ = write!(summary, " {name} {p}");
+    }
+    shared.log(format_args!(
+        "game {} ({} level {}):{summary}",
+        setup.id,
+        setup.mode.as_str(),
+        setup.level
+    ));
+    if G::SESSIONS {
+        let m = shared.m();
+        let (next_level, next_start) = {
+            let lobby = shared.lobby.lock().unwrap();
+            (lobby.next_level, lobby.next_start)
+        };
+        for (s, conn) in conns.iter().enumerate() {
+            if conn.is_gone() {
+                continue;
+            }
+            let t = shared.totals(&conn.team);
+            let mut block = format!(
+                "SCORE {} {} {}\nID {}\n",
+                points[s], t.test, t.live, setup.id
+            );
+            if last {
+                let _ = write!(
+                    block,
+                    "NEXTSTART 0 -1 {m}\n.\nEND {} {}\n.\n",
+                    t.test, t.live
+                );
+            } else {
+                let _ = write!(
+                    block,
+                    "NEXTSTART {next_level} {} {m}\n.\n",
+                    seconds_until(next_start)
+                );
+            }
+            let _ = conn.send(&block, None);
+        }
+    }
+    release(&shared, &conns, last || !G::SESSIONS);
+}
+
+/// Puts the clients of a game back in the lobby, or closes them.
+fn release<G>(shared: &Shared<G>, conns: &[Arc<Conn>], close: bool) {
+    let mut lobby = shared.lobby.lock().unwrap();
+    for conn in conns {
+        conn.set_playing(false);
+        if close {
+            conn.close();
+            if lobby
+                .clients
+                .get(&conn.team)
+                .is_some_and(|c| Arc::ptr_eq(&c.conn, conn))
+            {
+                lobby.clients.remove(&conn.team);
+            }
+        } else if let Some(client) = lobby.clients.get_mut(&conn.team)
+            && Arc::ptr_eq(&client.conn, conn)
+        {
+            client.playing = false;
+        }
+    }
+    drop(lobby);
+    shared.wake.notify_one();
+}
