@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { arbiter, browser, repo, screenshot, serve, tempDir } from "./lib/harness.mjs";
 
 const A = [12, 10, 14, 4, 5, 15, 5, 5, 9, 10, 11, 1];
 
@@ -217,6 +217,34 @@ test("a game played by arbiter is drawn to its end", async (t) => {
     await page.keyboard.press("End");
     await page.waitForFunction(() => /·/.test(document.querySelector(".match-head .meta").textContent));
     await screenshot(page, "labyrinth-played");
+  } finally {
+    local.stop();
+  }
+});
+
+test("a game of the 2017 final, imported from a client's log, is drawn with its note", async (t) => {
+  const source = path.join(repo, "../shared/data/graphisoft-2017-final/game_01.log");
+  if (!fs.existsSync(source)) {
+    t.skip(`notice: ${source} is absent; the imported final game is not shown`);
+    return;
+  }
+  const replays = path.join(dir, "final");
+  fs.mkdirSync(replays, { recursive: true });
+  const file = path.join(replays, "game_01.jsonl");
+  arbiter(["replay", "import", "--format", "graphisoft-log", source, "-o", file]);
+  const lines = fs.readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const ticks = lines.filter((l) => l.type === "tick");
+  const local = await serve(["serve", "--replays", replays]);
+  try {
+    await page.goto(`${local.origin}/replay.html?id=game_01.jsonl&tick=100`);
+    await page.waitForSelector("#now .tick-no");
+    assert.equal(await count(".princess"), 10);
+    assert.equal(await count(".display"), ticks[100].state.displays.length);
+    assert.match(await page.textContent(".lab-info"), /reconstructed to fit what they scored, not observed/);
+    for (let seat = 0; seat < 10; seat++) {
+      assert.equal(await panel(seat, "score"), String(ticks[100].state.scores[seat]));
+    }
+    await screenshot(page, "labyrinth-final-game-01");
   } finally {
     local.stop();
   }
