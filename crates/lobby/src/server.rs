@@ -203,6 +203,7 @@ pub async fn serve<G: LobbyGame>(
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
+                    cap_send_buffer(&stream);
                     tokio::spawn(connection(shared.clone(), stream));
                 }
                 // Out of descriptors, say: the clients already in are served on.
@@ -217,6 +218,26 @@ pub async fn serve<G: LobbyGame>(
                 return Ok(Summary { games, standings: standings(&lobby.totals) });
             }
         }
+    }
+}
+
+/// Bytes the kernel may hold for one client. Without a cap, Linux grows a socket's send buffer
+/// to megabytes: a thousand clients could pin gigabytes, and a client that stops reading would
+/// take that long to be noticed.
+const SOCKET_SEND_BUFFER: libc::c_int = 64 * 1024;
+
+fn cap_send_buffer(stream: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: setsockopt reads `size_of::<c_int>()` bytes from a live c_int on a descriptor
+    // the stream owns.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            (&SOCKET_SEND_BUFFER as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
     }
 }
 
@@ -619,6 +640,14 @@ async fn play_table<G: LobbyGame>(
         setup.mode.as_str(),
         setup.level
     ));
+    for conn in &conns {
+        if let Some(why) = conn.why_gone() {
+            shared.log(format_args!(
+                "{} left during game {}: {why}",
+                conn.team, setup.id
+            ));
+        }
+    }
     if G::SESSIONS {
         let m = shared.m();
         let (next_level, next_start) = {
