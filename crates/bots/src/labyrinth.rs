@@ -200,15 +200,22 @@ impl Robot<Labyrinth> for Lookahead {
         let mut scoring: Vec<(Push, Sim, u8)> = Vec::new();
         // Otherwise: (distance now, push, cell) of the cells nearest the target.
         let mut near: Vec<(u32, Push, usize)> = Vec::new();
+        // The nearest cell after each push.
+        let mut per_push: Vec<(u32, Push, usize)> = Vec::new();
         for &push in &pushes {
             let (after, fallen) = sim.pushed(push);
+            let mut nearest: Option<(u32, Push, usize)> = None;
             for (cell, d) in after.walks() {
                 if d == 0 {
                     scoring.push((push, after, fallen));
                 } else if scoring.is_empty() {
                     near.push((d, push, cell));
+                    if nearest.is_none_or(|(b, _, _)| d < b) {
+                        nearest = Some((d, push, cell));
+                    }
                 }
             }
+            per_push.extend(nearest);
         }
         self.pushes = pushes;
 
@@ -234,10 +241,18 @@ impl Robot<Labyrinth> for Lookahead {
             return best.expect("a scoring move").1;
         }
 
-        // Stable: among equal distances the robot-rule order stays.
+        // The cells nearest the target, and the nearest cell after each push: a push that
+        // does not bring the princess closer may still set up the next turn.
         near.sort_by_key(|&(d, _, _)| d);
+        let mut candidates: Vec<(u32, Push, usize)> =
+            near.iter().take(CANDIDATES).copied().collect();
+        for first in per_push {
+            if !candidates.contains(&first) {
+                candidates.push(first);
+            }
+        }
         let mut best: Option<((NextTurn, u32), Action)> = None;
-        for &(d, push, cell) in near.iter().take(CANDIDATES) {
+        for (d, push, cell) in candidates {
             let (after, fallen) = sim.pushed(push);
             let mut then = after;
             then.at = cell;
