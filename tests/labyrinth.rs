@@ -159,10 +159,8 @@ fn a_late_reply_is_timeout_and_the_match_goes_on() {
     let dir = temp_dir("late");
     let transcript = dir.join("messages");
     let bot = scripted(&dir, &transcript, &["PUSH 1 1 0 15\n.\n"], &[1.0]);
-    let level = small_level();
+    // Level 1 lasts 88 rounds: the bot is still playing when it wakes up.
     let result = play_json(&[
-        "--level-file",
-        &level,
         "--bot",
         &bot,
         "--bot",
@@ -173,8 +171,14 @@ fn a_late_reply_is_timeout_and_the_match_goes_on() {
         "1",
     ]);
     // Its second turn may be late too, as it wakes after that block was sent; the first one is.
-    assert!(result["bots"][0]["timeouts"].as_u64().unwrap() >= 1, "{result}");
-    assert!(result["ticks"].as_u64().unwrap() >= 3, "the match went on: {result}");
+    assert!(
+        result["bots"][0]["timeouts"].as_u64().unwrap() >= 1,
+        "{result}"
+    );
+    assert!(
+        result["ticks"].as_u64().unwrap() >= 3,
+        "the match went on: {result}"
+    );
     assert_eq!(result["bots"][0]["crashed"], false, "{result}");
     let messages = std::fs::read_to_string(&transcript).unwrap();
     assert_eq!(
