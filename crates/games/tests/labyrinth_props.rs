@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 
 /// A level: a generated one, or a small hand-made one drawn from the seed.
 fn level(seed: u64) -> Level {
-    if seed % 2 == 0 {
+    if seed.is_multiple_of(2) {
         return Level::generate(seed);
     }
     let mut rng = SmallRng::seed_from_u64(seed);

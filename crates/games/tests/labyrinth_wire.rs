@@ -80,7 +80,7 @@ fn without_the_session_end_a_finished_game_sends_nothing() {
 fn the_bot_side_rebuilds_every_position_it_is_asked_to_play() {
     let mut game = section9();
     let mut client = LabyrinthClient::default();
-    let mut feed = |text: &str, client: &mut LabyrinthClient| -> Vec<ClientEvent<Labyrinth>> {
+    let feed = |text: &str, client: &mut LabyrinthClient| -> Vec<ClientEvent<Labyrinth>> {
         text.lines()
             .map(|line| Labyrinth::client_feed(client, line).unwrap())
             .filter(|e| !matches!(e, ClientEvent::Pending))

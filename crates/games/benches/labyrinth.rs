@@ -1,0 +1,70 @@
+//! Labyrinth engine speed: random playouts on generated level 1 with 2 and 4 players (reported
+//! in plies per second; every ply lists each valid push with every cell reachable after it),
+//! one flood fill, and the legal actions of the start position.
+
+use std::hint::black_box;
+
+use arbiter_games::Game;
+use arbiter_games::labyrinth::{Action, Labyrinth, reach};
+use arbiter_games::playout::random_playout;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+/// Playouts per measured iteration.
+const PLAYOUTS: u64 = 4;
+
+fn playouts(start: &Labyrinth, seed: u64, actions: &mut Vec<Action>) -> u64 {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut plies = 0;
+    for _ in 0..PLAYOUTS {
+        let mut game = start.clone();
+        plies += u64::from(random_playout(&mut game, &mut rng, actions));
+    }
+    plies
+}
+
+fn bench_playout(c: &mut Criterion) {
+    let mut group = c.benchmark_group("labyrinth");
+    for players in [2, 4] {
+        let start = Labyrinth::generated(1, players).unwrap();
+        let mut actions = Vec::new();
+        let plies = playouts(&start, 1, &mut actions);
+        group.throughput(Throughput::Elements(plies));
+        group.bench_function(format!("random_playouts_level1_{players}p"), |b| {
+            b.iter(|| black_box(playouts(&start, 1, &mut actions)))
+        });
+    }
+    group.finish();
+}
+
+fn bench_reach(c: &mut Criterion) {
+    // An all-open board: the flood fill visits every cell.
+    let tiles = [15u8; 400];
+    c.bench_function("labyrinth/reach_20x20_open", |b| {
+        b.iter(|| black_box(reach(black_box(&tiles), 20, 20, 0)).len())
+    });
+    let game = Labyrinth::generated(1, 2).unwrap();
+    let (w, h) = (game.width(), game.height());
+    c.bench_function("labyrinth/reach_level1_every_cell", |b| {
+        b.iter(|| {
+            (0..w * h)
+                .map(|i| reach(black_box(game.tiles()), w, h, i).len())
+                .sum::<usize>()
+        })
+    });
+}
+
+fn bench_legal_actions(c: &mut Criterion) {
+    let game = Labyrinth::generated(1, 2).unwrap();
+    let mut actions = Vec::new();
+    c.bench_function("labyrinth/legal_actions_level1_start", |b| {
+        b.iter(|| {
+            black_box(&game).legal_actions(&mut actions);
+            actions.len()
+        })
+    });
+}
+
+criterion_group!(benches, bench_playout, bench_reach, bench_legal_actions);
+criterion_main!(benches);
