@@ -208,10 +208,11 @@ fn scripted(mut stream: TcpStream, replies: &[&str]) -> String {
         if block.is_empty() {
             return all;
         }
-        if block.starts_with("TICK") && block.contains("\nMESSAGE ") {
-            if let Some(reply) = replies.next() {
-                stream.write_all(reply.as_bytes()).unwrap();
-            }
+        if block.starts_with("TICK")
+            && block.contains("\nMESSAGE ")
+            && let Some(reply) = replies.next()
+        {
+            stream.write_all(reply.as_bytes()).unwrap();
         }
         all.push_str(&block);
     }
@@ -357,11 +358,9 @@ fn checked_player(stream: TcpStream, team: &str, password: &str) -> (String, u32
             if let Some((before, w, h)) = &previous_fields {
                 assert!(one_push_apart(before, &fields, *w, *h), "{block}");
             }
-            if let Some(game) = client.game().or(None) {
-                previous_fields = Some((fields, game.width(), game.height()));
-            } else {
-                previous_fields = None;
-            }
+            previous_fields = client
+                .game()
+                .map(|game| (fields, game.width(), game.height()));
         } else {
             previous_fields = None;
         }

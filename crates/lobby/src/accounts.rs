@@ -163,7 +163,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("secret"), "{text}");
         assert!(text.contains("$argon2id$"), "{text}");
-        let accounts = Accounts::load(&path).unwrap();
+        let mut accounts = Accounts::load(&path).unwrap();
         assert!(accounts.verify("alice", "secret"));
         assert!(!accounts.verify("alice", "Secret"));
         assert!(!accounts.verify("bob", "secret"));

@@ -38,7 +38,7 @@ pub enum LobbyError {
 
 /// Raises the soft limit of open files to the hard limit: a thousand idle clients need a
 /// thousand descriptors, more than the usual soft limit of 1024. Returns the limit in force.
-pub fn raise_fd_limit() -> u64 {
+pub fn raise_fd_limit() -> libc::rlim_t {
     // SAFETY: getrlimit and setrlimit only read and write the struct passed.
     unsafe {
         let mut limit = libc::rlimit {
@@ -54,10 +54,10 @@ pub fn raise_fd_limit() -> u64 {
                 rlim_max: limit.rlim_max,
             };
             if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                return raised.rlim_cur as u64;
+                return raised.rlim_cur;
             }
         }
-        limit.rlim_cur as u64
+        limit.rlim_cur
     }
 }
 
