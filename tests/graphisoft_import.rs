@@ -10,55 +10,9 @@ use arbiter_replay::{Replay, read_replay};
 use common::{arbiter, failure, root, run, temp_dir};
 
 /// §9 as alice's client received it: she scores display 0, bob walks down column 3, and her
-/// next move ends the game on the last display.
-const EXAMPLE: &str = "\
-ID 1
-PLAYERS alice bob
-PLAYER 0
-LEVEL 1
-SIZE 4 3
-DISPLAYS 2
-MAXTICK 2
-BLOCKED 1 1
-TARGETS 0 1
-.
-TICK 0
-FIELDS 12 10 14 4 5 15 5 5 9 10 11 1
-DISPLAY 0 3 2
-DISPLAY 1 0 2
-POSITION 0 0 0
-POSITION 1 3 0
-PLAYER 0
-MESSAGE OK
-TARGET 0
-EXTRAFIELD 15
-GAMESCORE 0
-.
-TICK 0
-FIELDS 12 10 14 4 5 15 5 5 15 9 10 11
-DISPLAY 1 1 2
-POSITION 0 0 2
-POSITION 1 3 0
-PLAYER 1
-.
-TICK 1
-FIELDS 12 10 14 15 5 15 5 4 15 9 10 5
-DISPLAY 1 1 2
-POSITION 0 0 2
-POSITION 1 3 2
-PLAYER 0
-MESSAGE OK
-TARGET 1
-EXTRAFIELD 1
-GAMESCORE 1
-.
-SCORE 2 2 0
-ID 1
-NEXTSTART 0 -1 0
-.
-END 2 0
-.
-";
+/// next move ends the game on the last display. The engine's tests check that the server sends
+/// exactly this, so the importer is tested on the same bytes.
+const EXAMPLE: &str = include_str!("../crates/games/tests/data/labyrinth_session.txt");
 
 fn import(log: &Path, out: &Path) -> std::process::Command {
     let mut command = arbiter();
