@@ -44,6 +44,41 @@ enum Outbound {
     Close,
 }
 
+/// The connections whose writer task still runs. The runtime drops its tasks when the session
+/// ends, so the session waits here first: otherwise the last SCORE and END blocks, queued but
+/// not yet written, would be lost for some clients.
+#[derive(Clone)]
+pub struct Writers(std::sync::Arc<watch::Sender<usize>>);
+
+impl Default for Writers {
+    fn default() -> Self {
+        Writers(std::sync::Arc::new(watch::Sender::new(0)))
+    }
+}
+
+impl Writers {
+    /// Resolves once every writer has written what was queued for it and closed, or stopped
+    /// on an error.
+    pub async fn drained(&self) {
+        let mut running = self.0.subscribe();
+        let _ = running.wait_for(|&n| n == 0).await;
+    }
+
+    fn enter(&self) -> WriterRunning {
+        self.0.send_modify(|n| *n += 1);
+        WriterRunning(self.clone())
+    }
+}
+
+/// Counts a writer task as running until it is dropped, however the task ends.
+struct WriterRunning(Writers);
+
+impl Drop for WriterRunning {
+    fn drop(&mut self) {
+        self.0.0.send_modify(|n| *n -= 1);
+    }
+}
+
 /// The handle of a logged-in client, shared by its tasks, the session and its seat.
 pub struct Conn {
     pub team: String,
@@ -185,12 +220,13 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
     Ok(Some(String::from_utf8_lossy(buf).into_owned()))
 }
 
-/// Starts the reader and writer tasks of a client that has logged in. `reader` may hold
-/// bytes already read past the login block.
+/// Starts the reader and writer tasks of a client that has logged in, the writer counted in
+/// `writers`. `reader` may hold bytes already read past the login block.
 pub fn start(
     team: String,
     reader: BufReader<OwnedReadHalf>,
     writer: OwnedWriteHalf,
+    writers: &Writers,
 ) -> std::sync::Arc<Conn> {
     let (out, out_rx) = mpsc::unbounded_channel();
     let (inbound_tx, inbound_rx) = std_mpsc::channel();
@@ -207,7 +243,7 @@ pub fn start(
         why_gone: Mutex::new(None),
         kill,
     });
-    tokio::spawn(write_loop(conn.clone(), writer, out_rx));
+    tokio::spawn(write_loop(conn.clone(), writer, out_rx, writers.enter()));
     tokio::spawn(read_loop(conn.clone(), reader));
     conn
 }
@@ -216,6 +252,7 @@ async fn write_loop(
     conn: std::sync::Arc<Conn>,
     mut writer: OwnedWriteHalf,
     mut out: mpsc::UnboundedReceiver<Outbound>,
+    _running: WriterRunning,
 ) {
     let mut kill = conn.kill.subscribe();
     loop {

@@ -28,6 +28,9 @@ use crate::seat::TcpSeat;
 pub const LIVE_GAMES: u32 = 15;
 /// Lines a login block may have before `.`.
 const MAX_LOGIN_LINES: usize = 16;
+/// How long the end of a session waits for the last blocks to be written: a client that does
+/// not read must not keep the server from exiting.
+const FLUSH_AT_END: Duration = Duration::from_secs(5);
 
 /// What the server needs of a game beyond its rules.
 pub trait LobbyGame: Wire + Robots {
@@ -131,6 +134,7 @@ struct Shared<G> {
     store: LobbyStore,
     factory: Factory<G>,
     latencies: Arc<Latencies>,
+    writers: conn::Writers,
     lobby: Mutex<Lobby>,
     wake: Notify,
     /// argon2 is slow on purpose: a crowd of logins must not take every blocking thread.
@@ -194,6 +198,7 @@ pub async fn serve<G: LobbyGame>(
         store,
         factory,
         latencies,
+        writers: conn::Writers::default(),
         wake: Notify::new(),
         verifying: Semaphore::new(cpus),
     });
@@ -214,6 +219,7 @@ pub async fn serve<G: LobbyGame>(
             },
             done = &mut scheduler => {
                 let games = done.map_err(|e| crate::LobbyError::Internal(e.to_string()))??;
+                let _ = tokio::time::timeout(FLUSH_AT_END, shared.writers.drained()).await;
                 let lobby = shared.lobby.lock().unwrap();
                 return Ok(Summary { games, standings: standings(&lobby.totals) });
             }
@@ -339,7 +345,7 @@ fn admit<G>(
         tokio::spawn(refuse(writer, "ALREADY_CONNECTED"));
         return false;
     }
-    let conn = conn::start(team.clone(), reader, writer);
+    let conn = conn::start(team.clone(), reader, writer, &shared.writers);
     if lobby.over {
         let t = lobby.totals.get(&team).copied().unwrap_or_default();
         let _ = conn.send(
