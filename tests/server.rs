@@ -2,6 +2,7 @@
 
 mod common;
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -9,72 +10,18 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use arbiter_bots::Robots;
-use arbiter_games::labyrinth::{Labyrinth, LabyrinthClient};
+use arbiter_games::labyrinth::{
+    Labyrinth, LabyrinthClient, Push, class_of, push_tiles, pushed_cell, reach,
+};
 use arbiter_games::{ClientEvent, Game, Wire, WireClient};
-use common::{arbiter, run, temp_dir};
+use common::{arbiter, root, run, temp_dir};
 
-/// The level of the §9 example session.
-const SPEC_LEVEL: &str = "SIZE 4 3
-MAXTICK 2
-FIELDS 12 10 14 4 5 15 5 5 9 10 11 1
-BLOCKED 1 1
-DISPLAY 0 3 2
-DISPLAY 1 0 2
-SEAT 0 0 0 TARGETS 0 1
-SEAT 1 3 0 TARGETS 1 0
-";
+/// Board A of §10, the level of the §9 example session.
+const SPEC_LEVEL: &str = "crates/games/tests/data/labyrinth_board_a.txt";
 
-/// What alice receives in §9, byte for byte.
-const SPEC_ALICE: &str = "MESSAGE OK
-NEXTSTART 1 30 0
-.
-ID 1
-PLAYERS alice bob
-PLAYER 0
-LEVEL 1
-SIZE 4 3
-DISPLAYS 2
-MAXTICK 2
-BLOCKED 1 1
-TARGETS 0 1
-.
-TICK 0
-FIELDS 12 10 14 4 5 15 5 5 9 10 11 1
-DISPLAY 0 3 2
-DISPLAY 1 0 2
-POSITION 0 0 0
-POSITION 1 3 0
-PLAYER 0
-MESSAGE OK
-TARGET 0
-EXTRAFIELD 15
-GAMESCORE 0
-.
-TICK 0
-FIELDS 12 10 14 4 5 15 5 5 15 9 10 11
-DISPLAY 1 1 2
-POSITION 0 0 2
-POSITION 1 3 0
-PLAYER 1
-.
-TICK 1
-FIELDS 12 10 14 15 5 15 5 4 15 9 10 5
-DISPLAY 1 1 2
-POSITION 0 0 2
-POSITION 1 3 2
-PLAYER 0
-MESSAGE OK
-TARGET 1
-EXTRAFIELD 1
-GAMESCORE 1
-.
-SCORE 2 2 0
-ID 1
-NEXTSTART 0 -1 0
-.
-END 2 0
-.
-";
+/// What the server sends alice in §9 after her login reply, byte for byte: the same file the
+/// engine's and the importer's tests read, so the three cannot drift apart.
+const SPEC_SESSION: &str = include_str!("../crates/games/tests/data/labyrinth_session.txt");
 
 struct Server {
     child: Child,
@@ -131,7 +78,12 @@ impl Server {
     }
 
     fn connect(&self) -> TcpStream {
-        TcpStream::connect(self.addr()).unwrap()
+        let stream = TcpStream::connect(self.addr()).unwrap();
+        // Only a safety net: a server that stops talking fails the test instead of hanging it.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(300)))
+            .unwrap();
+        stream
     }
 
     /// Waits for the server to end its session; what it printed on stdout.
@@ -222,8 +174,7 @@ fn scripted(mut stream: TcpStream, replies: &[&str]) -> String {
 fn the_example_session_of_the_spec_byte_for_byte() {
     let dir = temp_dir("spec");
     add_teams(&dir, &[("alice", "secret"), ("bob", "hunter2")]);
-    std::fs::write(dir.join("level.txt"), SPEC_LEVEL).unwrap();
-    let level = dir.join("level.txt");
+    let level = root().join(SPEC_LEVEL);
     let server = Server::start(
         &dir,
         &[
@@ -267,7 +218,10 @@ fn the_example_session_of_the_spec_byte_for_byte() {
     bob.write_all(b"LOGIN bob hunter2\n.\n").unwrap();
     let bob_all = scripted(bob, &["PUSH 1 1 3 15\nGOTO 3 2\n.\n"]);
     let alice_all = alice_thread.join().unwrap();
-    assert_eq!(alice_all, SPEC_ALICE);
+    assert_eq!(
+        alice_all,
+        format!("MESSAGE OK\nNEXTSTART 1 30 0\n.\n{SPEC_SESSION}")
+    );
     assert!(
         bob_all.contains("SCORE 0 0 0\nID 1\nNEXTSTART 0 -1 0\n.\nEND 0 0\n.\n"),
         "{bob_all}"
@@ -321,17 +275,25 @@ fn logins_are_refused_with_the_reasons_of_the_spec() {
     assert!(!server.log().contains("secret"), "{}", server.log());
 }
 
-/// A client that plays with the greedy robot through the wire codec, checking that every block
-/// that follows its own reply is its own simulation of that reply.
+/// A client that plays with the greedy robot through the wire codec, checking every block it
+/// receives: those that follow its own reply against its own simulation of that reply, all of
+/// them against the rules as a [`Watch`] sees them. Everything received, and its turns.
 fn checked_player(stream: TcpStream, team: &str, password: &str) -> (String, u32) {
     let mut writer = stream.try_clone().unwrap();
     write!(writer, "LOGIN {team} {password}\n.\n").unwrap();
     let mut reader = BufReader::new(stream);
-    assert!(read_block(&mut reader).starts_with("MESSAGE OK\n"));
+    let first = read_block(&mut reader);
+    assert!(first.starts_with("MESSAGE OK\n"), "{first}");
+    let (all, turns) = checked_session(reader);
+    (first + &all, turns)
+}
+
+/// Plays a logged-in session to its end; see [`checked_player`].
+fn checked_session(mut reader: BufReader<TcpStream>) -> (String, u32) {
     let mut robot = Labyrinth::robot("greedy", 0).unwrap();
     let mut client = LabyrinthClient::default();
+    let mut watch = Watch::default();
     let mut expected: Option<String> = None;
-    let mut previous_fields: Option<(Vec<u8>, usize, usize)> = None;
     let mut all = String::new();
     let mut turns = 0;
     loop {
@@ -340,84 +302,307 @@ fn checked_player(stream: TcpStream, team: &str, password: &str) -> (String, u32
             return (all, turns);
         }
         all.push_str(&block);
-        if block.starts_with("TICK") {
-            if let Some(expected) = expected.take() {
-                // The turn block sent to every seat is the same up to its private part.
-                let public = block.split("MESSAGE ").next().unwrap();
-                let want = expected.split("MESSAGE ").next().unwrap();
-                assert_eq!(public.trim_end_matches(".\n"), want.trim_end_matches(".\n"));
-            }
-            let fields: Vec<u8> = block
-                .lines()
-                .find(|l| l.starts_with("FIELDS "))
-                .unwrap()
-                .split(' ')
-                .skip(1)
-                .map(|t| t.parse().unwrap())
-                .collect();
-            if let Some((before, w, h)) = &previous_fields {
-                assert!(one_push_apart(before, &fields, *w, *h), "{block}");
-            }
-            previous_fields = client
-                .game()
-                .map(|game| (fields, game.width(), game.height()));
-        } else {
-            previous_fields = None;
+        watch.block(&block);
+        if block.starts_with("TICK")
+            && let Some(expected) = expected.take()
+        {
+            // The turn block sent to every seat is the same up to its private part.
+            let public = block.split("MESSAGE ").next().unwrap();
+            let want = expected.split("MESSAGE ").next().unwrap();
+            assert_eq!(public.trim_end_matches(".\n"), want.trim_end_matches(".\n"));
         }
         for line in block.lines() {
-            match Labyrinth::client_feed(&mut client, line).unwrap() {
-                ClientEvent::YourTurn(game) => {
-                    let action = robot.choose(&game);
-                    let mut answer = String::new();
-                    game.format_action(action, &mut answer);
-                    answer.push_str("\n.\n");
-                    reader.get_mut().write_all(answer.as_bytes()).unwrap();
-                    turns += 1;
-                    let mut next = game.clone();
-                    next.apply(action).unwrap();
-                    if next.to_move().is_some() {
-                        let mut text = String::new();
-                        let me = client.seat().unwrap();
-                        if next.to_move() == Some(me) {
-                            next.turn_message(me, &mut text);
-                        } else {
-                            next.watch_message(me, &mut text);
-                        }
-                        expected = Some(text);
+            if let ClientEvent::YourTurn(game) = Labyrinth::client_feed(&mut client, line).unwrap()
+            {
+                let action = robot.choose(&game);
+                let mut answer = String::new();
+                game.format_action(action, &mut answer);
+                answer.push_str("\n.\n");
+                reader.get_mut().write_all(answer.as_bytes()).unwrap();
+                turns += 1;
+                let mut next = game.clone();
+                next.apply(action).unwrap();
+                if next.to_move().is_some() {
+                    let mut text = String::new();
+                    let me = client.seat().unwrap();
+                    if next.to_move() == Some(me) {
+                        next.turn_message(me, &mut text);
+                    } else {
+                        next.watch_message(me, &mut text);
                     }
+                    expected = Some(text);
                 }
-                ClientEvent::End => {}
-                _ => {}
             }
         }
     }
 }
 
-/// Whether `after` is `before` with one row or column pushed (or unchanged: a void turn).
-fn one_push_apart(before: &[u8], after: &[u8], w: usize, h: usize) -> bool {
-    if before == after {
-        return true;
+/// One turn block as a client reads it.
+#[derive(Clone, Debug)]
+struct TurnBlock {
+    tick: u32,
+    fields: Vec<u8>,
+    displays: BTreeMap<usize, (usize, usize)>,
+    positions: Vec<(usize, usize)>,
+    player: usize,
+    /// MESSAGE, TARGET, EXTRAFIELD, GAMESCORE: only in the block of the seat on turn.
+    private: Option<(String, usize, u8, u32)>,
+}
+
+impl TurnBlock {
+    fn parse(block: &str) -> TurnBlock {
+        let mut turn = TurnBlock {
+            tick: 0,
+            fields: Vec::new(),
+            displays: BTreeMap::new(),
+            positions: Vec::new(),
+            player: 0,
+            private: None,
+        };
+        let (mut message, mut target, mut extra, mut score) = (None, None, None, None);
+        for line in block.lines() {
+            let mut words = line.split(' ');
+            let keyword = words.next().unwrap();
+            let rest: Vec<&str> = words.collect();
+            let n = |i: usize| -> usize { rest[i].parse().unwrap() };
+            match keyword {
+                "TICK" => turn.tick = n(0) as u32,
+                "FIELDS" => turn.fields = rest.iter().map(|t| t.parse().unwrap()).collect(),
+                "DISPLAY" => {
+                    let previous = turn.displays.insert(n(0), (n(1), n(2)));
+                    assert!(previous.is_none(), "a display listed twice: {block}");
+                }
+                "POSITION" => {
+                    assert_eq!(n(0), turn.positions.len(), "seats in order: {block}");
+                    turn.positions.push((n(1), n(2)));
+                }
+                "PLAYER" => turn.player = n(0),
+                "MESSAGE" => message = Some(rest[0].to_owned()),
+                "TARGET" => target = Some(n(0)),
+                "EXTRAFIELD" => extra = Some(n(0) as u8),
+                "GAMESCORE" => score = Some(n(0) as u32),
+                "." => {}
+                _ => panic!("unexpected line {line:?} in {block}"),
+            }
+        }
+        if let Some(message) = message {
+            turn.private = Some((message, target.unwrap(), extra.unwrap(), score.unwrap()));
+        }
+        turn
     }
-    for c in 0..2u8 {
-        for p in 0..2u8 {
-            let lines = if c == 0 { h } else { w };
-            for k in 0..lines {
-                let mut tiles = before.to_vec();
-                let (x, y) = if c == 0 {
-                    (if p == 1 { 0 } else { w - 1 }, k)
+}
+
+/// What a client can know of a game from the blocks it receives, checked against the engine's
+/// rules block by block: every seat's turn, robots' and other clients' too, must be one valid
+/// push of a tile of that seat's extra (void turns aside), the seat's princess must end on a
+/// cell reachable after that push, the others must only be carried by it, and a display may
+/// disappear only under the princess of the seat that just moved.
+#[derive(Default)]
+struct Watch {
+    width: usize,
+    height: usize,
+    seats: usize,
+    me: usize,
+    blocked_rows: Vec<usize>,
+    blocked_columns: Vec<usize>,
+    /// The tiles each seat's extra may be (more than one only when two pushes look alike).
+    extras: Vec<Vec<u8>>,
+    scores: Vec<u32>,
+    last: Option<TurnBlock>,
+}
+
+impl Watch {
+    fn block(&mut self, block: &str) {
+        match block.split([' ', '\n']).next().unwrap() {
+            "ID" => self.init(block),
+            "TICK" => {
+                let turn = TurnBlock::parse(block);
+                self.turn(turn);
+            }
+            "SCORE" => {
+                let s: u32 = block.split([' ', '\n']).nth(1).unwrap().parse().unwrap();
+                let last = self.last.take().expect("a turn before the game's end");
+                let mine = self.scores[self.me];
+                // Only the last turn goes unseen: it may have scored, if it was this seat's.
+                if last.player == self.me {
+                    assert!(s == mine || s == mine + 1, "SCORE {s}, counted {mine}");
                 } else {
-                    (k, if p == 1 { 0 } else { h - 1 })
+                    assert_eq!(s, mine, "SCORE {s}, counted {mine}");
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn init(&mut self, block: &str) {
+        let mut blocked = Vec::new();
+        for line in block.lines() {
+            let words: Vec<&str> = line.split(' ').collect();
+            match words[0] {
+                "PLAYERS" => self.seats = words.len() - 1,
+                "PLAYER" => self.me = words[1].parse().unwrap(),
+                "SIZE" => {
+                    self.width = words[1].parse().unwrap();
+                    self.height = words[2].parse().unwrap();
+                }
+                "BLOCKED" => blocked.push((
+                    words[1].parse::<usize>().unwrap(),
+                    words[2].parse::<usize>().unwrap(),
+                )),
+                _ => {}
+            }
+        }
+        self.blocked_columns = blocked.iter().map(|b| b.0).collect();
+        self.blocked_rows = blocked.iter().map(|b| b.1).collect();
+        self.extras = vec![vec![15]; self.seats];
+        self.scores = vec![0; self.seats];
+        self.last = None;
+    }
+
+    fn turn(&mut self, next: TurnBlock) {
+        let (w, h) = (self.width, self.height);
+        assert_eq!(next.fields.len(), w * h);
+        assert_eq!(next.positions.len(), self.seats);
+        assert!(next.player < self.seats);
+        assert_eq!(
+            next.private.is_some(),
+            next.player == self.me,
+            "only the seat on turn gets the private part"
+        );
+        match self.last.take() {
+            None => assert_eq!(
+                (next.tick, next.player),
+                (0, 0),
+                "a game starts with seat 0"
+            ),
+            Some(before) => self.moved(&before, &next),
+        }
+        if let Some((message, target, extra, score)) = &next.private {
+            // The greedy robot never sends an invalid turn.
+            assert_eq!(message, "OK");
+            assert!(
+                next.displays.contains_key(target),
+                "TARGET {target} is not active"
+            );
+            assert!(
+                self.extras[self.me].contains(extra),
+                "EXTRAFIELD {extra}, the pushes seen leave {:?}",
+                self.extras[self.me]
+            );
+            self.extras[self.me] = vec![*extra];
+            assert_eq!(*score, self.scores[self.me], "GAMESCORE");
+        }
+        self.last = Some(next);
+    }
+
+    /// Checks the turn of `before.player` that led from `before` to `next`.
+    fn moved(&mut self, before: &TurnBlock, next: &TurnBlock) {
+        let (w, h) = (self.width, self.height);
+        let k = before.player;
+        let wrapped = k + 1 == self.seats;
+        assert_eq!(next.player, (k + 1) % self.seats, "turn order");
+        assert_eq!(
+            next.tick,
+            before.tick + u32::from(wrapped),
+            "TICK counts rounds"
+        );
+        // Several candidate pushes may look alike: keep every extra they leave.
+        let mut extras: Vec<u8> = Vec::new();
+        let mut scored = None;
+        if before.fields == next.fields
+            && before.positions == next.positions
+            && before.displays == next.displays
+        {
+            // A void turn.
+            extras.extend(&self.extras[k]);
+            scored = Some(0);
+        }
+        let mut tiles_to_try: Vec<u8> = Vec::new();
+        for &e in &self.extras[k] {
+            let (class, n) = class_of(e);
+            tiles_to_try.extend(&class[..n]);
+        }
+        for c in 0..2u8 {
+            let lines = if c == 0 { h } else { w };
+            for line in 0..lines {
+                let blocked = if c == 0 {
+                    &self.blocked_rows
+                } else {
+                    &self.blocked_columns
                 };
-                let t = after[y * w + x];
-                let push = arbiter_games::labyrinth::Push::new(c, p, k as u8, t);
-                arbiter_games::labyrinth::board::push_tiles(&mut tiles, w, h, push);
-                if tiles == after {
-                    return true;
+                if blocked.contains(&line) {
+                    continue;
+                }
+                for p in 0..2u8 {
+                    for &t in &tiles_to_try {
+                        let push = Push::new(c, p, line as u8, t);
+                        let mut tiles = before.fields.clone();
+                        let fallen = push_tiles(&mut tiles, w, h, push);
+                        if tiles != next.fields {
+                            continue;
+                        }
+                        if let Some(points) = self.after_push(before, next, push, &tiles) {
+                            assert!(scored.is_none_or(|s| s == points));
+                            scored = Some(points);
+                            if !extras.contains(&fallen) {
+                                extras.push(fallen);
+                            }
+                        }
+                    }
                 }
             }
         }
+        let Some(points) = scored else {
+            panic!(
+                "seat {k}'s turn (extra {:?}) is no valid push and reachable move:\n{before:?}\n{next:?}",
+                self.extras[k]
+            );
+        };
+        self.extras[k] = extras;
+        self.scores[k] += points;
     }
-    false
+
+    /// Whether `next` follows from `before` by `push` (giving `tiles`) and a GOTO of the seat on
+    /// turn; the points it scored if so.
+    fn after_push(
+        &self,
+        before: &TurnBlock,
+        next: &TurnBlock,
+        push: Push,
+        tiles: &[u8],
+    ) -> Option<u32> {
+        let (w, h) = (self.width, self.height);
+        let k = before.player;
+        for (s, &(x, y)) in before.positions.iter().enumerate() {
+            let carried = pushed_cell(w, h, push, x, y);
+            if s == k {
+                let (gx, gy) = next.positions[k];
+                if !reach(tiles, w, h, carried.1 * w + carried.0).contains(gy * w + gx) {
+                    return None;
+                }
+            } else if next.positions[s] != carried {
+                return None;
+            }
+        }
+        if next
+            .displays
+            .keys()
+            .any(|d| !before.displays.contains_key(d))
+        {
+            return None;
+        }
+        let mut points = 0;
+        for (d, &(x, y)) in &before.displays {
+            let carried = pushed_cell(w, h, push, x, y);
+            match next.displays.get(d) {
+                Some(&cell) if cell == carried => {}
+                Some(_) => return None,
+                None if carried == next.positions[k] => points += 1,
+                None => return None,
+            }
+        }
+        (points <= 1).then_some(points)
+    }
 }
 
 #[test]
@@ -568,13 +753,314 @@ fn bad_clients_are_dropped_and_the_others_play_on() {
     drop(deaf);
 }
 
+/// The server queues the last SCORE and END blocks and ends its session: they must still reach
+/// every client before the process exits, whichever client's socket is written last.
 #[test]
-fn a_quoridor_bot_plays_a_match_over_tcp() {
-    let dir = temp_dir("quoridor");
-    add_teams(&dir, &[("q", "pw")]);
+fn every_client_hears_the_end_of_the_session_before_the_server_exits() {
+    let dir = temp_dir("end");
+    let teams: Vec<String> = (0..10).map(|i| format!("e{i}")).collect();
+    let accounts: Vec<(&str, &str)> = teams.iter().map(|t| (t.as_str(), "pw")).collect();
+    add_teams(&dir, &accounts);
+    // A small level for ten: 8 × 5, ten displays, three rounds.
+    let mut level = String::from("SIZE 8 5\nMAXTICK 3\nFIELDS");
+    for i in 0..40 {
+        level.push_str(&format!(" {}", (i * 7 + i / 8) % 15 + 1));
+    }
+    level.push('\n');
+    for d in 0..10 {
+        level.push_str(&format!("DISPLAY {d} {} {}\n", (d * 3) % 8, d / 3));
+    }
+    for s in 0..10 {
+        let targets: Vec<String> = (0..10).map(|i| ((s + i) % 10).to_string()).collect();
+        level.push_str(&format!(
+            "SEAT {s} {} 4 TARGETS {}\n",
+            s % 8,
+            targets.join(" ")
+        ));
+    }
+    std::fs::write(dir.join("ten.level"), level).unwrap();
+    let server = Server::start(
+        &dir,
+        &[
+            "--interval",
+            "3600",
+            "--games",
+            "1",
+            "--start-when-idle",
+            "10",
+            "--level-file",
+            dir.join("ten.level").to_str().unwrap(),
+        ],
+    );
+    let clients: Vec<_> = teams
+        .iter()
+        .map(|team| {
+            let stream = server.connect();
+            let team = team.clone();
+            std::thread::spawn(move || checked_player(stream, &team, "pw").0)
+        })
+        .collect();
+    for client in clients {
+        let all = client.join().unwrap();
+        assert!(all.contains("\nNEXTSTART 0 -1 0\n.\nEND "), "{all}");
+    }
+    server.finish();
+}
+
+/// A board every cell of which is open to every other: a lone greedy player scores on every
+/// turn, so a game gives it exactly as many points as there are displays.
+const OPEN_LEVEL: &str = "SIZE 4 4
+MAXTICK 3
+FIELDS 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15
+DISPLAY 0 3 3
+DISPLAY 1 0 3
+DISPLAY 2 3 0
+SEAT 0 0 0 TARGETS 0 1 2
+";
+
+/// A small level for four, with two blocked cells, mostly open: who moves first takes more of
+/// the six displays, so the live totals depend on the seat order.
+const FOUR_LEVEL: &str = "SIZE 6 6
+MAXTICK 3
+FIELDS 15 15 14 15 15 15
+FIELDS 15 3 15 15 12 15
+FIELDS 15 15 15 11 15 15
+FIELDS 13 15 15 15 15 15
+FIELDS 15 15 6 15 15 7
+FIELDS 15 15 15 15 15 15
+BLOCKED 2 2
+BLOCKED 4 4
+DISPLAY 0 5 5
+DISPLAY 1 0 5
+DISPLAY 2 3 0
+DISPLAY 3 1 3
+DISPLAY 4 5 2
+DISPLAY 5 2 4
+SEAT 0 0 0 TARGETS 0 1 2 3 4 5
+SEAT 1 5 0 TARGETS 5 4 3 2 1 0
+SEAT 2 0 5 TARGETS 3 5 1 0 2 4
+SEAT 3 5 5 TARGETS 4 2 0 5 3 1
+";
+
+/// The numbers of the first line of `block` starting with `keyword`.
+fn numbers_of(block: &str, keyword: &str) -> Vec<f64> {
+    let prefix = format!("{keyword} ");
+    let line = block
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {keyword} in {block}"));
+    line.split(' ')
+        .skip(1)
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+/// The blocks of a transcript.
+fn blocks(all: &str) -> Vec<&str> {
+    all.split_inclusive(".\n").collect()
+}
+
+/// One game of a live session as one client saw it.
+#[derive(Debug)]
+struct SeenGame {
+    players: Vec<String>,
+    level: u32,
+    /// s, st, sf of its SCORE line.
+    score: (f64, f64, f64),
+    /// NEXTSTART X t m of its after-game block.
+    next: Vec<f64>,
+}
+
+fn seen_games(team: &str, all: &str) -> Vec<SeenGame> {
+    let mut games = Vec::new();
+    let mut players = Vec::new();
+    let mut level = 0;
+    for block in blocks(all) {
+        if block.starts_with("ID ") {
+            let line = block.lines().find(|l| l.starts_with("PLAYERS ")).unwrap();
+            players = line.split(' ').skip(1).map(str::to_owned).collect();
+            let seat = numbers_of(block, "PLAYER")[0] as usize;
+            assert_eq!(
+                players[seat], team,
+                "PLAYER is the client's own seat: {block}"
+            );
+            level = numbers_of(block, "LEVEL")[0] as u32;
+        } else if block.starts_with("SCORE ") {
+            let s = numbers_of(block, "SCORE");
+            games.push(SeenGame {
+                players: std::mem::take(&mut players),
+                level,
+                score: (s[0], s[1], s[2]),
+                next: numbers_of(block, "NEXTSTART"),
+            });
+        }
+    }
+    games
+}
+
+#[test]
+fn a_live_session_seats_the_fifteen_games_in_the_order_of_the_final() {
+    let dir = temp_dir("live");
+    let teams = ["t1", "t2", "t3", "t4"];
+    add_teams(&dir, &teams.map(|t| (t, "pw")));
+    std::fs::write(dir.join("open.level"), OPEN_LEVEL).unwrap();
+    std::fs::write(dir.join("four.level"), FOUR_LEVEL).unwrap();
+    // Test scores first, on the same database: t3 plays two test games alone, t4 one, t1 and t2
+    // none (a tie, broken by login order).
+    let mut test = HashMap::from([("t1", 0.0), ("t2", 0.0)]);
+    for (team, games) in [("t3", "2"), ("t4", "1")] {
+        let server = Server::start(
+            &dir,
+            &[
+                "--interval",
+                "3600",
+                "--games",
+                games,
+                "--min-players",
+                "1",
+                "--start-when-idle",
+                "1",
+                "--level-file",
+                dir.join("open.level").to_str().unwrap(),
+            ],
+        );
+        let (all, _) = checked_player(server.connect(), team, "pw");
+        let last = seen_games(team, &all).pop().unwrap();
+        assert!(last.score.1 > 0.0, "{all}");
+        test.insert(team, last.score.1);
+        server.finish();
+    }
+    assert!(test["t3"] > test["t4"], "{test:?}");
+
+    let server = Server::start(
+        &dir,
+        &[
+            "--live",
+            "--interval",
+            "3600",
+            "--min-players",
+            "4",
+            "--start-when-idle",
+            "4",
+            "--level-file",
+            dir.join("four.level").to_str().unwrap(),
+        ],
+    );
+    // Logins one after the other, in an order that is none of the orders checked.
+    let login_order = ["t3", "t2", "t4", "t1"];
+    let mut players = Vec::new();
+    for team in login_order {
+        let stream = server.connect();
+        let mut writer = stream.try_clone().unwrap();
+        write!(writer, "LOGIN {team} pw\n.\n").unwrap();
+        let mut reader = BufReader::new(stream);
+        let first = read_block(&mut reader);
+        assert!(first.starts_with("MESSAGE OK\nNEXTSTART 1 "), "{first}");
+        assert!(first.ends_with(" 1\n.\n"), "m = 1 in live mode: {first}");
+        players.push((team, std::thread::spawn(move || checked_session(reader))));
+    }
+    let transcripts: Vec<(&str, String)> = players
+        .into_iter()
+        .map(|(team, thread)| (team, thread.join().unwrap().0))
+        .collect();
+    let out = server.finish();
+    assert!(out.contains("15 games played"), "{out}");
+
+    let login = |team: &str| login_order.iter().position(|t| *t == team).unwrap();
+    let seen: HashMap<&str, Vec<SeenGame>> = transcripts
+        .iter()
+        .map(|(team, all)| (*team, seen_games(team, all)))
+        .collect();
+    for (team, games) in &seen {
+        assert_eq!(games.len(), 15, "{team}");
+    }
+    // Live totals after each game, from the SCORE lines; test totals do not move.
+    let mut live: HashMap<&str, f64> = teams.iter().map(|t| (*t, 0.0)).collect();
+    let mut sorted: Vec<&str> = teams.to_vec();
+    for (g, first) in seen["t1"].iter().enumerate() {
+        let players = &first.players;
+        for team in teams {
+            assert_eq!(&seen[team][g].players, players, "game {}", g + 1);
+        }
+        match g / 5 {
+            0 => sorted.sort_by(|a, b| test[a].total_cmp(&test[b]).then(login(a).cmp(&login(b)))),
+            1 => sorted.sort_by(|a, b| test[b].total_cmp(&test[a]).then(login(a).cmp(&login(b)))),
+            _ => {
+                sorted.sort_by(|a, b| {
+                    live[a]
+                        .total_cmp(&live[b])
+                        .then(test[a].total_cmp(&test[b]))
+                        .then(login(a).cmp(&login(b)))
+                });
+                // n = 4: s_3, s_1, s_0, s_2.
+                sorted = [3, 1, 0, 2].map(|i| sorted[i]).to_vec();
+            }
+        }
+        assert_eq!(players, &sorted, "seats of game {}: {live:?}", g + 1);
+        for team in teams {
+            let game = &seen[team][g];
+            assert_eq!(game.level, g as u32 % 5 + 1);
+            assert_eq!(
+                game.score.1,
+                test[team],
+                "{team}'s test total in game {}",
+                g + 1
+            );
+            let total = live[team] + game.score.0;
+            assert_eq!(
+                game.score.2,
+                total,
+                "{team}'s live total after game {}",
+                g + 1
+            );
+            live.insert(team, total);
+            if g < 14 {
+                assert_eq!(game.next[0], (g as f64 + 1.0) % 5.0 + 1.0);
+                assert_eq!(game.next[2], 1.0);
+            } else {
+                assert_eq!(game.next, [0.0, -1.0, 1.0]);
+            }
+        }
+    }
+    // Round 3 only tests the live scores if they differ: the level is chosen so they do.
+    let mut totals: Vec<f64> = live.values().copied().collect();
+    totals.sort_by(f64::total_cmp);
+    totals.dedup();
+    assert!(totals.len() > 1, "{live:?}");
+    for (team, all) in &transcripts {
+        assert!(
+            all.ends_with(&format!("END {} {}\n.\n", test[team], live[team])),
+            "{team}: {all}"
+        );
+    }
+    // The live totals are in the database, and a restarted live server does not play again.
+    let out = run(arbiter()
+        .args(["server", "labyrinth", "--standings", "--db"])
+        .arg(dir.join("server.db")));
+    let out = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    for row in &rows {
+        let team = row[1];
+        assert_eq!(row[2].parse::<f64>().unwrap(), live[team], "{out}");
+        assert_eq!(row[3].parse::<f64>().unwrap(), test[team], "{out}");
+    }
+    let again = Server::start(&dir, &["--live", "--interval", "3600"]).finish();
+    assert!(again.contains("0 games played"), "{again}");
+}
+
+/// `arbiter bot GAME NAME --connect` plays one match against the server's robot; the replay
+/// shows the TCP seat without a fault.
+fn bot_plays_a_match_over_tcp(game: &str, bot: &str) {
+    let dir = temp_dir(game);
+    add_teams(&dir, &[("b", "pw")]);
     let server = Server::start_game(
         &dir,
-        "quoridor",
+        game,
         &[
             "--interval",
             "3600",
@@ -584,18 +1070,39 @@ fn a_quoridor_bot_plays_a_match_over_tcp() {
             "1",
         ],
     );
-    let bot = run(arbiter()
-        .args(["bot", "quoridor", "runner", "--connect", &server.addr()])
-        .args(["--team", "q", "--password", "pw"]));
-    assert!(bot.status.success());
+    run(arbiter()
+        .args(["bot", game, bot, "--connect", &server.addr()])
+        .args(["--team", "b", "--password", "pw"]));
     let out = server.finish();
     assert!(out.contains("1 games played"), "{out}");
-    let replay = arbiter_replay::read_replay(dir.join("replays/quoridor-1.jsonl")).unwrap();
-    assert_eq!(replay.header.players[0].name, "q");
+    let replay = arbiter_replay::read_replay(dir.join(format!("replays/{game}-1.jsonl"))).unwrap();
+    let players = &replay.header.players;
     assert_eq!(
-        replay.header.players[0].kind,
-        arbiter_replay::PlayerKind::Tcp
+        (players[0].name.as_str(), players[0].kind),
+        ("b", arbiter_replay::PlayerKind::Tcp)
     );
+    assert_ne!(players[1].kind, arbiter_replay::PlayerKind::Tcp);
     let result = replay.result.expect("the match ended");
-    assert!(result.bots[0].errors == 0 && result.bots[0].timeouts == 0 && !result.bots[0].crashed);
+    let tcp = &result.bots[0];
+    assert!(
+        tcp.errors == 0 && tcp.timeouts == 0 && !tcp.crashed,
+        "{:?}\n{}",
+        result.bots,
+        std::fs::read_to_string(dir.join("server.log")).unwrap()
+    );
+}
+
+#[test]
+fn a_domino_bot_acknowledges_the_start_and_plays_a_match_over_tcp() {
+    bot_plays_a_match_over_tcp("domino", "parity");
+}
+
+#[test]
+fn a_quoridor_bot_plays_a_match_over_tcp() {
+    bot_plays_a_match_over_tcp("quoridor", "runner");
+}
+
+#[test]
+fn a_puoribor_bot_plays_a_match_over_tcp() {
+    bot_plays_a_match_over_tcp("puoribor", "runner");
 }
