@@ -16,28 +16,14 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use arbiter_games::labyrinth::{
-    Action, Cell, Code, Goto, Labyrinth, Level, Push, class_of, push_tiles, pushed_cell, reach,
+    Action, Cell, Code, Goto, Init, Labyrinth, Level, Push, class_of, push_tiles, pushed_cell,
+    reach,
 };
 use arbiter_games::{Game, Wire};
 use arbiter_replay::{
     BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind, ReplayWriter, Tick,
 };
 use serde_json::json;
-
-/// The init block.
-#[derive(Debug)]
-struct Init {
-    id: u64,
-    names: Vec<String>,
-    seat: usize,
-    level: u64,
-    width: usize,
-    height: usize,
-    displays: usize,
-    max_tick: u32,
-    blocked: Vec<Cell>,
-    targets: Vec<u8>,
-}
 
 /// The part of a turn block only the seat on turn gets.
 #[derive(Clone, Debug)]
@@ -141,59 +127,27 @@ fn parse(text: &str) -> Result<Log> {
     })
 }
 
+/// The init block with nothing unknown in it and nothing missing but BLOCKED: a log the
+/// importer does not fully understand is not trusted.
 fn parse_init(lines: &[(usize, &str)]) -> Result<Init> {
-    let mut id = None;
-    let mut names = None;
-    let mut seat = None;
-    let mut level = None;
-    let mut size = None;
-    let mut displays = None;
-    let mut max_tick = None;
-    let mut blocked = Vec::new();
-    let mut targets = None;
+    let mut init = Init::default();
+    let mut seen = Vec::new();
     for &(n, line) in lines {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let args = &words[1..];
-        let one = |what: &str| -> Result<u64> {
-            match numbers::<u64>(args, n)?[..] {
-                [v] => Ok(v),
-                _ => bail!("line {n}: {what} takes one number"),
-            }
-        };
-        match words[0] {
-            "ID" => id = Some(one("ID")?),
-            "PLAYERS" => names = Some(args.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
-            "PLAYER" => seat = Some(one("PLAYER")? as usize),
-            "LEVEL" => level = Some(one("LEVEL")?),
-            "SIZE" => match numbers::<usize>(args, n)?[..] {
-                [w, h] => size = Some((w, h)),
-                _ => bail!("line {n}: SIZE takes two numbers"),
-            },
-            "DISPLAYS" => displays = Some(one("DISPLAYS")? as usize),
-            "MAXTICK" => max_tick = Some(one("MAXTICK")? as u32),
-            "BLOCKED" => match numbers::<usize>(args, n)?[..] {
-                [x, y] => blocked.push(cell(x, y)),
-                _ => bail!("line {n}: BLOCKED takes two numbers"),
-            },
-            "TARGETS" => targets = Some(numbers::<u8>(args, n)?),
-            other => bail!("line {n}: `{other}` in the init block"),
+        let keyword = line.split_whitespace().next().unwrap_or("");
+        if !init.read_line(line).map_err(|e| anyhow!("line {n}: {e}"))? {
+            bail!("line {n}: `{keyword}` in the init block");
         }
+        seen.push(keyword);
     }
     let first = lines[0].0;
-    let missing = |what: &str| anyhow!("the init block at line {first} has no {what}");
-    let (width, height) = size.ok_or_else(|| missing("SIZE"))?;
-    Ok(Init {
-        id: id.ok_or_else(|| missing("ID"))?,
-        names: names.ok_or_else(|| missing("PLAYERS"))?,
-        seat: seat.ok_or_else(|| missing("PLAYER"))?,
-        level: level.ok_or_else(|| missing("LEVEL"))?,
-        width,
-        height,
-        displays: displays.ok_or_else(|| missing("DISPLAYS"))?,
-        max_tick: max_tick.ok_or_else(|| missing("MAXTICK"))?,
-        blocked,
-        targets: targets.ok_or_else(|| missing("TARGETS"))?,
-    })
+    for item in [
+        "ID", "PLAYERS", "PLAYER", "LEVEL", "SIZE", "DISPLAYS", "MAXTICK", "TARGETS",
+    ] {
+        if !seen.contains(&item) {
+            bail!("the init block at line {first} has no {item}");
+        }
+    }
+    Ok(init)
 }
 
 fn parse_block(lines: &[(usize, &str)], init: &Init) -> Result<Block> {
@@ -876,8 +830,8 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
     .map_err(|e| anyhow!("the level of the log: {e}"))?;
     let mut game =
         Labyrinth::new(level, seats).map_err(|e| anyhow!("the level of the log: {e}"))?;
-    game.set_game_id(init.id);
-    game.set_level_number(init.level);
+    game.set_game_id(init.game_id);
+    game.set_level_number(init.level_number);
     game.set_player_names(&init.names);
 
     let mut notes = vec![format!(

@@ -19,7 +19,7 @@ pub use board::{
     MAX_CELLS, Push, Reach, class_of, push_tiles, pushed_cell, reach, rot, same_class,
 };
 pub use level::{Level, MAX_SEATS, SplitMix64};
-pub use wire::{LabyrinthClient, REPLY_LIMIT, parse_action};
+pub use wire::{Init, LabyrinthClient, REPLY_LIMIT, parse_action};
 
 use std::fmt;
 use std::sync::Arc;

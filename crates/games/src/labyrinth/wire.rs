@@ -276,19 +276,53 @@ impl Wire for Labyrinth {
     }
 }
 
-/// What a bot learns from the init block.
-#[derive(Clone, Debug)]
-struct Init {
-    seat: usize,
-    names: Vec<String>,
-    game_id: u64,
-    level_number: u64,
-    width: usize,
-    height: usize,
-    displays: usize,
-    max_tick: u32,
-    blocked: Vec<Cell>,
-    targets: Vec<u8>,
+/// The game init block of §4 as a client reads it: a bot from the server, the importer from a
+/// client's log.
+#[derive(Clone, Debug, Default)]
+pub struct Init {
+    pub game_id: u64,
+    pub names: Vec<String>,
+    pub seat: usize,
+    pub level_number: u64,
+    pub width: usize,
+    pub height: usize,
+    pub displays: usize,
+    pub max_tick: u32,
+    pub blocked: Vec<Cell>,
+    pub targets: Vec<u8>,
+}
+
+impl Init {
+    /// Reads one line of the init block into `self`. `Ok(false)`, with `self` unchanged, for a
+    /// keyword the init block does not have: a bot skips such lines, a log reader refuses them.
+    pub fn read_line(&mut self, line: &str) -> Result<bool, String> {
+        let keyword = line.split_ascii_whitespace().next().unwrap_or("");
+        match keyword {
+            "ID" => self.game_id = numbers(line, 1, Some(1))?[0],
+            "PLAYERS" => {
+                self.names = line
+                    .split_ascii_whitespace()
+                    .skip(1)
+                    .map(str::to_owned)
+                    .collect()
+            }
+            "PLAYER" => self.seat = numbers(line, 1, Some(1))?[0],
+            "LEVEL" => self.level_number = numbers(line, 1, Some(1))?[0],
+            "SIZE" => {
+                let v = numbers(line, 1, Some(2))?;
+                (self.width, self.height) = (v[0], v[1]);
+            }
+            "DISPLAYS" => self.displays = numbers(line, 1, Some(1))?[0],
+            "MAXTICK" => self.max_tick = numbers(line, 1, Some(1))?[0],
+            "BLOCKED" => {
+                let v = numbers(line, 1, Some(2))?;
+                self.blocked.push(Cell::new(v[0], v[1]));
+            }
+            "TARGETS" => self.targets = numbers(line, 1, None)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }
 
 /// The bot side of the protocol: collects each block up to its `.`, remembers the init block,
@@ -350,12 +384,18 @@ impl LabyrinthClient {
     }
 }
 
-fn numbers(line: &str, skip: usize, count: Option<usize>) -> Result<Vec<u64>, String> {
+/// The numbers of `line` after its first `skip` words, `count` of them if given; a number too
+/// big for `T` is refused like a word.
+fn numbers<T: std::str::FromStr>(
+    line: &str,
+    skip: usize,
+    count: Option<usize>,
+) -> Result<Vec<T>, String> {
     let values = line
         .split_ascii_whitespace()
         .skip(skip)
-        .map(|w| w.parse::<u64>())
-        .collect::<Result<Vec<u64>, _>>()
+        .map(|w| w.parse::<T>())
+        .collect::<Result<Vec<T>, _>>()
         .map_err(|_| format!("expected numbers in `{}`", shorten(line, QUOTE_LIMIT)))?;
     if let Some(count) = count
         && values.len() != count
@@ -368,50 +408,12 @@ fn numbers(line: &str, skip: usize, count: Option<usize>) -> Result<Vec<u64>, St
     Ok(values)
 }
 
+/// The init block as a bot needs it: lines it does not know are skipped, and what it cannot
+/// play without is checked.
 fn read_init(block: &[String]) -> Result<Init, String> {
-    let mut init = Init {
-        seat: 0,
-        names: Vec::new(),
-        game_id: 0,
-        level_number: 0,
-        width: 0,
-        height: 0,
-        displays: 0,
-        max_tick: 0,
-        blocked: Vec::new(),
-        targets: Vec::new(),
-    };
+    let mut init = Init::default();
     for line in block {
-        let keyword = line.split_ascii_whitespace().next().unwrap_or("");
-        match keyword {
-            "ID" => init.game_id = numbers(line, 1, Some(1))?[0],
-            "PLAYERS" => {
-                init.names = line
-                    .split_ascii_whitespace()
-                    .skip(1)
-                    .map(str::to_owned)
-                    .collect()
-            }
-            "PLAYER" => init.seat = numbers(line, 1, Some(1))?[0] as usize,
-            "LEVEL" => init.level_number = numbers(line, 1, Some(1))?[0],
-            "SIZE" => {
-                let v = numbers(line, 1, Some(2))?;
-                (init.width, init.height) = (v[0] as usize, v[1] as usize);
-            }
-            "DISPLAYS" => init.displays = numbers(line, 1, Some(1))?[0] as usize,
-            "MAXTICK" => init.max_tick = numbers(line, 1, Some(1))?[0] as u32,
-            "BLOCKED" => {
-                let v = numbers(line, 1, Some(2))?;
-                init.blocked.push(Cell::new(v[0] as u8, v[1] as u8));
-            }
-            "TARGETS" => {
-                init.targets = numbers(line, 1, None)?
-                    .into_iter()
-                    .map(|d| d as u8)
-                    .collect()
-            }
-            _ => {}
-        }
+        init.read_line(line)?;
     }
     let sides = level::MIN_SIDE..=level::MAX_SIDE;
     if !sides.contains(&init.width) || !sides.contains(&init.height) {
@@ -459,15 +461,15 @@ fn read_turn(init: &Init, block: &[String]) -> Result<Option<Labyrinth>, String>
     for line in block {
         let keyword = line.split_ascii_whitespace().next().unwrap_or("");
         match keyword {
-            "TICK" => round = numbers(line, 1, Some(1))?[0] as u32,
+            "TICK" => round = numbers::<u64>(line, 1, Some(1))?[0] as u32,
             "FIELDS" => {
-                tiles = numbers(line, 1, Some(w * h))?
+                tiles = numbers::<u64>(line, 1, Some(w * h))?
                     .into_iter()
                     .map(|t| t as u8 & 15)
                     .collect()
             }
             "DISPLAY" => {
-                let v = numbers(line, 1, Some(3))?;
+                let v = numbers::<u64>(line, 1, Some(3))?;
                 let d = v[0] as usize;
                 if d >= init.displays {
                     return Err(format!("display {d} of {}", init.displays));
@@ -476,14 +478,14 @@ fn read_turn(init: &Init, block: &[String]) -> Result<Option<Labyrinth>, String>
                 active |= 1 << d;
             }
             "POSITION" => {
-                let v = numbers(line, 1, Some(3))?;
+                let v = numbers::<u64>(line, 1, Some(3))?;
                 let s = v[0] as usize;
                 if s >= players {
                     return Err(format!("POSITION of seat {s} among {players} players"));
                 }
                 positions[s] = on_board(v[1], v[2])?;
             }
-            "PLAYER" => on_turn = Some(numbers(line, 1, Some(1))?[0] as usize),
+            "PLAYER" => on_turn = Some(numbers::<u64>(line, 1, Some(1))?[0] as usize),
             "MESSAGE" => {
                 private = true;
                 let token = line.split_ascii_whitespace().nth(1).unwrap_or("");
@@ -491,11 +493,11 @@ fn read_turn(init: &Init, block: &[String]) -> Result<Option<Labyrinth>, String>
             }
             "EXTRAFIELD" => {
                 private = true;
-                extra = numbers(line, 1, Some(1))?[0] as u8 & 15;
+                extra = numbers::<u64>(line, 1, Some(1))?[0] as u8 & 15;
             }
             "GAMESCORE" => {
                 private = true;
-                score = numbers(line, 1, Some(1))?[0] as u32;
+                score = numbers::<u64>(line, 1, Some(1))?[0] as u32;
             }
             "TARGET" => private = true,
             _ => {}
