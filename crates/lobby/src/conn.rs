@@ -362,3 +362,54 @@ pub fn split(stream: TcpStream) -> (BufReader<OwnedReadHalf>, OwnedWriteHalf) {
     let (r, w) = stream.into_split();
     (BufReader::with_capacity(MAX_LINE, r), w)
 }
+
+/// A connection with no socket behind it, for the seat's tests: the test plays the reader and
+/// the writer tasks.
+#[cfg(test)]
+pub(crate) struct Detached {
+    pub conn: std::sync::Arc<Conn>,
+    pub inbound: std_mpsc::Sender<Inbound>,
+    _out: mpsc::UnboundedReceiver<Outbound>,
+}
+
+#[cfg(test)]
+impl Detached {
+    pub fn new(team: &str) -> Detached {
+        let (out, out_rx) = mpsc::unbounded_channel();
+        let (inbound_tx, inbound_rx) = std_mpsc::channel();
+        let (kill, _) = watch::channel(false);
+        let conn = std::sync::Arc::new(Conn {
+            team: team.to_owned(),
+            out,
+            queued_bytes: AtomicUsize::new(0),
+            queued_lines: AtomicUsize::new(0),
+            inbound: Mutex::new(inbound_rx),
+            inbound_tx: inbound_tx.clone(),
+            playing: AtomicBool::new(true),
+            gone: AtomicBool::new(false),
+            why_gone: Mutex::new(None),
+            kill,
+        });
+        Detached {
+            conn,
+            inbound: inbound_tx,
+            _out: out_rx,
+        }
+    }
+
+    /// Bytes handed to the connection and not yet written: a request's message once queued.
+    pub fn queued_bytes(&self) -> usize {
+        self.conn.queued_bytes.load(Ordering::Acquire)
+    }
+
+    /// The client sends `text`, read at `at`.
+    pub fn line(&self, text: &str, at: Instant) {
+        self.conn.queued_lines.fetch_add(1, Ordering::AcqRel);
+        let line = Line {
+            text: text.to_owned(),
+            at,
+            overlong: false,
+        };
+        self.inbound.send(Inbound::Line(line)).unwrap();
+    }
+}

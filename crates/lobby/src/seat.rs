@@ -50,8 +50,9 @@ impl TcpSeat {
         down
     }
 
-    /// A line sent before the request's message was fully handed to the socket answers
-    /// nothing (§8.2), except under [`ExtraLines::NextReply`], where it is the next answer.
+    /// A line that does not answer the request at hand: one sent before the request's message
+    /// was fully handed to the socket (§8.2), or after the answer. Under
+    /// [`ExtraLines::NextReply`] it is kept as the next answer.
     fn before(&mut self, line: Line, discarded: &mut Vec<Discarded>) {
         match self.extra {
             ExtraLines::NextReply => {
@@ -163,7 +164,9 @@ impl<G: Wire> Seat<G> for TcpSeat {
                 Inbound::Flushed(s, at) if s == seq => {
                     flushed = Some(at);
                     for line in std::mem::take(&mut early) {
-                        if line.at < at {
+                        // Under NextReply the first line not yet used answers this request,
+                        // whenever it was sent, as the original judge read its input.
+                        if line.at < at && self.extra == ExtraLines::Discard {
                             self.before(line, discarded);
                         } else {
                             lines.push(line);
@@ -176,11 +179,17 @@ impl<G: Wire> Seat<G> for TcpSeat {
                     return Reply::Down(self.gone(why));
                 }
             }
+            let mut answer = None;
             for line in lines {
-                if let Some(answer) = self.blocks.push(line) {
-                    self.clock.replied(sent_at, answer.at);
-                    return Reply::Answer(answer);
+                match answer {
+                    None => answer = self.blocks.push(line),
+                    // Read with the answer: the next answer, or an extra line.
+                    Some(_) => self.before(line, discarded),
                 }
+            }
+            if let Some(answer) = answer {
+                self.clock.replied(sent_at, answer.at);
+                return Reply::Answer(answer);
             }
         }
     }
@@ -199,5 +208,44 @@ impl<G: Wire> Seat<G> for TcpSeat {
 
     fn close(&mut self, _deadline: Instant) -> ExitInfo {
         ExitInfo::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use arbiter_games::domino::Domino;
+
+    use super::*;
+    use crate::conn::Detached;
+
+    #[test]
+    fn under_next_reply_a_line_read_while_the_request_is_written_answers_it() {
+        let client = Arc::new(Detached::new("team"));
+        let mut seat = TcpSeat::new(client.conn.clone(), Arc::default(), Arc::default());
+        Seat::<Domino>::set_extra_lines(&mut seat, ExtraLines::NextReply);
+        let writer = {
+            let client = client.clone();
+            std::thread::spawn(move || {
+                // Once the request's message is queued, the client's line comes in before the
+                // message is reported written.
+                while client.queued_bytes() == 0 {
+                    std::thread::yield_now();
+                }
+                let at = Instant::now();
+                client.line("ok", at);
+                let written = at + Duration::from_millis(1);
+                client.inbound.send(Inbound::Flushed(1, written)).unwrap();
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let reply =
+            Seat::<Domino>::request(&mut seat, Ask::Ack("ok"), "15\n", deadline, &mut vec![]);
+        writer.join().unwrap();
+        match reply {
+            Reply::Answer(line) => assert_eq!(line.text, "ok"),
+            other => panic!("expected the line as the answer, got {other:?}"),
+        }
     }
 }
