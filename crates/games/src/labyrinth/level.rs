@@ -145,20 +145,17 @@ impl Level {
             targets.push(order);
         }
 
-        let mut level = Level {
+        let mut level = Level::unchecked(
             width,
             height,
             tiles,
             blocked,
             displays,
-            max_tick: max_tick as u32,
+            max_tick as u32,
             targets,
             starts,
-            seed: Some(seed),
-            blocked_rows: 0,
-            blocked_columns: 0,
-        };
-        level.index_blocked();
+        );
+        level.seed = Some(seed);
         level
     }
 
@@ -175,21 +172,10 @@ impl Level {
         targets: Vec<Vec<u8>>,
         starts: Vec<Cell>,
     ) -> Result<Level, String> {
-        let mut level = Level {
-            width,
-            height,
-            tiles,
-            blocked,
-            displays,
-            max_tick,
-            targets,
-            starts,
-            seed: None,
-            blocked_rows: 0,
-            blocked_columns: 0,
-        };
+        let level = Level::unchecked(
+            width, height, tiles, blocked, displays, max_tick, targets, starts,
+        );
         level.validate()?;
-        level.index_blocked();
         Ok(level)
     }
 
@@ -226,9 +212,10 @@ impl Level {
     fn index_blocked(&mut self) {
         self.blocked_rows = 0;
         self.blocked_columns = 0;
+        // A cell past the masks is off every board; `new` indexes before `validate` refuses it.
         for b in &self.blocked {
-            self.blocked_rows |= 1 << b.y;
-            self.blocked_columns |= 1 << b.x;
+            self.blocked_rows |= 1u32.checked_shl(b.y.into()).unwrap_or(0);
+            self.blocked_columns |= 1u32.checked_shl(b.x.into()).unwrap_or(0);
         }
     }
 
