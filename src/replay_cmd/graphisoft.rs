@@ -675,19 +675,29 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
     let ends_at_limit = last.tick + 1 == init.max_tick && last.player + 1 == seats;
     let final_note;
     let mut final_turn: Option<Turn> = None;
-    let finder = |want: Cell, extra: u8| -> Vec<Push> {
-        valid_pushes(init, extra)
+    let k = last.player;
+    // The last turn used display `d` at cell `c`: the first push that lets seat k reach it, and
+    // how many do.
+    let scoring = |d: usize, c: Cell| -> Option<(Turn, Push, usize)> {
+        let pushes: Vec<Push> = valid_pushes(init, extras[k])
             .into_iter()
             .filter(|&push| {
                 let mut tiles = last.fields.clone();
                 push_tiles(&mut tiles, w, h, push);
-                let start = moved(w, h, push, last.positions[last.player]);
-                let target = moved(w, h, push, want);
+                let start = moved(w, h, push, last.positions[k]);
+                let target = moved(w, h, push, c);
                 reach(&tiles, w, h, index(w, start)).contains(index(w, target))
             })
-            .collect()
+            .collect();
+        let &push = pushes.first()?;
+        let end = moved(w, h, push, c);
+        let turn = Turn {
+            action: Action::goto(push, end.x, end.y),
+            scored: Some(d),
+            walked_to: None,
+        };
+        Some((turn, push, pushes.len()))
     };
-    let k = last.player;
     if !ends_at_limit {
         // The game stopped early: this turn used the last display.
         let [(d, c)] = last.displays[..] else {
@@ -699,23 +709,16 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
                 last.displays.len()
             );
         };
-        let pushes = finder(c, extras[k]);
-        let Some(&push) = pushes.first() else {
+        let Some((turn, push, count)) = scoring(d, c) else {
             bail!(
                 "{}: the game ended there, so seat {k} used display {d}, but no push lets it reach it",
                 at(last_turn, last)
             );
         };
-        let end = moved(w, h, push, c);
-        final_turn = Some(Turn {
-            action: Action::goto(push, end.x, end.y),
-            scored: Some(d),
-            walked_to: None,
-        });
+        final_turn = Some(turn);
         final_note = Some(format!(
             "the last turn (seat {k} uses the last display, {d}) is inferred: the game ended \
-             there; {} push(es) let it reach the display, {push} is shown",
-            pushes.len()
+             there; {count} push(es) let it reach the display, {push} is shown"
         ));
     } else if k == init.seat
         && let (Some(score), Some(private)) = (log.score, last.private.as_ref())
@@ -738,24 +741,17 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
                     at(last_turn, last)
                 )
             })?;
-        let pushes = finder(c, extras[k]);
-        let Some(&push) = pushes.first() else {
+        let Some((turn, push, count)) = scoring(d, c) else {
             bail!(
                 "{}: SCORE says seat {k} scored its target {d}, but no push lets it reach it",
                 at(last_turn, last)
             );
         };
-        let end = moved(w, h, push, c);
-        final_turn = Some(Turn {
-            action: Action::goto(push, end.x, end.y),
-            scored: Some(d),
-            walked_to: None,
-        });
+        final_turn = Some(turn);
         final_note = Some(format!(
             "the last turn (seat {k}, round {}) is inferred from SCORE: it used its target {d}; \
-             {} push(es) let it reach it, {push} is shown",
-            last.tick,
-            pushes.len()
+             {count} push(es) let it reach it, {push} is shown",
+            last.tick
         ));
     } else {
         final_note = Some(format!(
