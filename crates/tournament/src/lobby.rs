@@ -8,13 +8,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use sqlx::any::AnyPoolOptions;
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::{AnyPool, Row};
 
 use crate::TournamentError;
 use crate::store::now_ms;
-
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// Test mode (games every interval) or live mode (the final's fixed games).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,48 +62,7 @@ impl LobbyStore {
     /// Opens (creating and migrating if needed) the store at `target` — a PostgreSQL URL, a
     /// `sqlite:` URL or the path of a SQLite file — for the server of `game`.
     pub async fn open(target: &str, game: &str) -> Result<LobbyStore, TournamentError> {
-        let (url, file) = if target.starts_with("postgres://")
-            || target.starts_with("postgresql://")
-            || target.starts_with("sqlite:")
-        {
-            (target.to_owned(), None)
-        } else {
-            let path = std::path::absolute(target).unwrap_or_else(|_| PathBuf::from(target));
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|source| TournamentError::Io {
-                    what: format!("creating {}", dir.display()),
-                    source,
-                })?;
-            }
-            (sqlite_url(&path), Some(path))
-        };
-        sqlx::any::install_default_drivers();
-        let pool = AnyPoolOptions::new()
-            .max_connections(1)
-            .after_connect(|conn, _| {
-                Box::pin(async move {
-                    if conn.backend_name() == "SQLite" {
-                        // FULL: a score the teams were told survives a power cut.
-                        conn.execute("PRAGMA journal_mode = WAL").await?;
-                        conn.execute("PRAGMA synchronous = FULL").await?;
-                        conn.execute("PRAGMA busy_timeout = 10000").await?;
-                    }
-                    Ok(())
-                })
-            })
-            .connect(&url)
-            .await
-            .map_err(|source| TournamentError::Open {
-                target: target.to_owned(),
-                source,
-            })?;
-        MIGRATOR
-            .run(&pool)
-            .await
-            .map_err(|source| TournamentError::Migrate {
-                target: target.to_owned(),
-                source,
-            })?;
+        let (pool, file) = crate::store::connect(target).await?;
         Ok(LobbyStore {
             pool,
             file,
@@ -252,20 +208,6 @@ impl LobbyStore {
 
 fn json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, TournamentError> {
     serde_json::from_str(text).map_err(|e| TournamentError::Corrupt(format!("{e}: {text}")))
-}
-
-fn sqlite_url(path: &Path) -> String {
-    let mut url = String::from("sqlite://");
-    for c in path.to_string_lossy().chars() {
-        match c {
-            '%' => url.push_str("%25"),
-            '?' => url.push_str("%3F"),
-            '#' => url.push_str("%23"),
-            c => url.push(c),
-        }
-    }
-    url.push_str("?mode=rwc");
-    url
 }
 
 #[cfg(test)]

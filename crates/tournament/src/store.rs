@@ -140,26 +140,61 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// Connects to the store at `target` (a PostgreSQL URL, a `sqlite:` URL, or the path of a
+/// SQLite file, created with its folder if missing) and migrates it; the SQLite file's path, if
+/// it is one. Tournaments and the game server share the database and this setup.
+pub(crate) async fn connect(target: &str) -> Result<(AnyPool, Option<PathBuf>), TournamentError> {
+    let (url, file) = if target.starts_with("postgres://")
+        || target.starts_with("postgresql://")
+        || target.starts_with("sqlite:")
+    {
+        (target.to_owned(), None)
+    } else {
+        let path = std::path::absolute(target).unwrap_or_else(|_| PathBuf::from(target));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| TournamentError::Io {
+                what: format!("creating {}", dir.display()),
+                source,
+            })?;
+        }
+        (sqlite_url(&path), Some(path))
+    };
+    sqlx::any::install_default_drivers();
+    let pool = AnyPoolOptions::new()
+        .max_connections(1)
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                if conn.backend_name() == "SQLite" {
+                    // WAL: readers (`standings` during a run) do not block the writer.
+                    // FULL: a committed result, or a score the teams were told, survives a
+                    // power cut.
+                    conn.execute("PRAGMA journal_mode = WAL").await?;
+                    conn.execute("PRAGMA synchronous = FULL").await?;
+                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                }
+                Ok(())
+            })
+        })
+        .connect(&url)
+        .await
+        .map_err(|source| TournamentError::Open {
+            target: target.to_owned(),
+            source,
+        })?;
+    MIGRATOR
+        .run(&pool)
+        .await
+        .map_err(|source| TournamentError::Migrate {
+            target: target.to_owned(),
+            source,
+        })?;
+    Ok((pool, file))
+}
+
 impl Store {
     /// Opens (creating and migrating if needed) the store at `target`: a PostgreSQL URL, a
     /// `sqlite:` URL, or the path of a SQLite file.
     pub fn open(target: &str) -> Result<Store, TournamentError> {
-        let (url, file) = if target.starts_with("postgres://")
-            || target.starts_with("postgresql://")
-            || target.starts_with("sqlite:")
-        {
-            (target.to_owned(), None)
-        } else {
-            let path = std::path::absolute(target).unwrap_or_else(|_| PathBuf::from(target));
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|source| TournamentError::Io {
-                    what: format!("creating {}", dir.display()),
-                    source,
-                })?;
-            }
-            (sqlite_url(&path), Some(path))
-        };
-        sqlx::any::install_default_drivers();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -167,35 +202,7 @@ impl Store {
                 what: "starting the store's runtime".into(),
                 source,
             })?;
-        let pool = runtime
-            .block_on(async {
-                AnyPoolOptions::new()
-                    .max_connections(1)
-                    .after_connect(|conn, _| {
-                        Box::pin(async move {
-                            if conn.backend_name() == "SQLite" {
-                                // WAL: readers (`standings` during a run) do not block the
-                                // writer. FULL: a committed result survives a power cut.
-                                conn.execute("PRAGMA journal_mode = WAL").await?;
-                                conn.execute("PRAGMA synchronous = FULL").await?;
-                                conn.execute("PRAGMA busy_timeout = 10000").await?;
-                            }
-                            Ok(())
-                        })
-                    })
-                    .connect(&url)
-                    .await
-            })
-            .map_err(|source| TournamentError::Open {
-                target: target.to_owned(),
-                source,
-            })?;
-        runtime
-            .block_on(MIGRATOR.run(&pool))
-            .map_err(|source| TournamentError::Migrate {
-                target: target.to_owned(),
-                source,
-            })?;
+        let (pool, file) = runtime.block_on(connect(target))?;
         Ok(Store {
             runtime,
             pool,
