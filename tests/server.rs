@@ -1106,3 +1106,101 @@ fn a_quoridor_bot_plays_a_match_over_tcp() {
 fn a_puoribor_bot_plays_a_match_over_tcp() {
     bot_plays_a_match_over_tcp("puoribor", "runner");
 }
+
+/// §8.10: a client that disconnects leaves its princess on the board and its turns void; the
+/// others play on, and the game's clients still hear the end.
+#[test]
+fn a_client_that_disconnects_mid_game_leaves_its_princess_and_its_turns_are_void() {
+    let dir = temp_dir("disconnect");
+    add_teams(&dir, &[("dave", "pw"), ("erin", "pw")]);
+    let server = Server::start(
+        &dir,
+        &[
+            "--interval",
+            "3600",
+            "--games",
+            "1",
+            "--start-when-idle",
+            "2",
+            "--min-players",
+            "2",
+        ],
+    );
+    // Dave logs in first (seat 0) and leaves as soon as the game starts.
+    let mut dave = server.connect();
+    assert_eq!(
+        login(&mut dave, "dave", "pw"),
+        "MESSAGE OK\nNEXTSTART 1 3600 0\n.\n"
+    );
+    let erin = std::thread::spawn({
+        let addr = server.addr();
+        move || {
+            run(arbiter()
+                .args(["bot", "labyrinth", "greedy", "--connect", &addr])
+                .args(["--team", "erin", "--password", "pw"]))
+        }
+    });
+    let init = read_block(&mut BufReader::new(dave.try_clone().unwrap()));
+    assert!(
+        init.starts_with("ID 1\nPLAYERS dave erin\nPLAYER 0\n"),
+        "{init}"
+    );
+    drop(dave);
+    erin.join().unwrap();
+    server.finish();
+
+    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl")).unwrap();
+    let result = replay.result.as_ref().expect("the match ended");
+    assert_ne!(result.reason, "abandoned", "erin is still connected");
+    assert!(result.bots[0].crashed && !result.bots[1].crashed);
+    let turns: Vec<_> = replay
+        .ticks
+        .iter()
+        .filter(|t| t.player == Some(0))
+        .collect();
+    assert!(turns.len() > 1);
+    for tick in turns {
+        assert_eq!(
+            tick.action["push"],
+            serde_json::Value::Null,
+            "dave's turns are void"
+        );
+        let before = &replay.ticks[tick.tick as usize - 1].state["positions"][0];
+        assert_eq!(
+            &tick.state["positions"][0], before,
+            "his princess does not walk"
+        );
+    }
+}
+
+/// §8.10: a game with no connected client left ends at once, robots or not.
+#[test]
+fn a_game_whose_last_client_disconnects_ends_at_once() {
+    let dir = temp_dir("abandoned");
+    add_teams(&dir, &[("frank", "pw")]);
+    let server = Server::start(
+        &dir,
+        &[
+            "--interval",
+            "3600",
+            "--games",
+            "1",
+            "--start-when-idle",
+            "1",
+        ],
+    );
+    let mut frank = server.connect();
+    login(&mut frank, "frank", "pw");
+    let init = read_block(&mut BufReader::new(frank.try_clone().unwrap()));
+    assert!(
+        init.starts_with("ID 1\nPLAYERS frank robot_1 robot_2 robot_3\n"),
+        "{init}"
+    );
+    drop(frank);
+    server.finish();
+
+    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl")).unwrap();
+    let result = replay.result.expect("the match ended");
+    assert_eq!(result.reason, "abandoned");
+    assert!(result.ticks < 4, "ended after {} turns", result.ticks);
+}
