@@ -755,13 +755,8 @@ fn bad_clients_are_dropped_and_the_others_play_on() {
 
 /// The server queues the last SCORE and END blocks and ends its session: they must still reach
 /// every client before the process exits, whichever client's socket is written last.
-#[test]
-fn every_client_hears_the_end_of_the_session_before_the_server_exits() {
-    let dir = temp_dir("end");
-    let teams: Vec<String> = (0..10).map(|i| format!("e{i}")).collect();
-    let accounts: Vec<(&str, &str)> = teams.iter().map(|t| (t.as_str(), "pw")).collect();
-    add_teams(&dir, &accounts);
-    // A small level for ten: 8 × 5, ten displays, three rounds.
+/// A small level for ten, with no blocked cell: 8 × 5, ten displays, three rounds.
+fn ten_seat_level(dir: &Path) -> PathBuf {
     let mut level = String::from("SIZE 8 5\nMAXTICK 3\nFIELDS");
     for i in 0..40 {
         level.push_str(&format!(" {}", (i * 7 + i / 8) % 15 + 1));
@@ -778,7 +773,18 @@ fn every_client_hears_the_end_of_the_session_before_the_server_exits() {
             targets.join(" ")
         ));
     }
-    std::fs::write(dir.join("ten.level"), level).unwrap();
+    let path = dir.join("ten.level");
+    std::fs::write(&path, level).unwrap();
+    path
+}
+
+#[test]
+fn every_client_hears_the_end_of_the_session_before_the_server_exits() {
+    let dir = temp_dir("end");
+    let teams: Vec<String> = (0..10).map(|i| format!("e{i}")).collect();
+    let accounts: Vec<(&str, &str)> = teams.iter().map(|t| (t.as_str(), "pw")).collect();
+    add_teams(&dir, &accounts);
+    let level = ten_seat_level(&dir);
     let server = Server::start(
         &dir,
         &[
@@ -789,7 +795,7 @@ fn every_client_hears_the_end_of_the_session_before_the_server_exits() {
             "--start-when-idle",
             "10",
             "--level-file",
-            dir.join("ten.level").to_str().unwrap(),
+            level.to_str().unwrap(),
         ],
     );
     let clients: Vec<_> = teams
@@ -1203,4 +1209,82 @@ fn a_game_whose_last_client_disconnects_ends_at_once() {
     let result = replay.result.expect("the match ended");
     assert_eq!(result.reason, "abandoned");
     assert!(result.ticks < 4, "ended after {} turns", result.ticks);
+}
+
+/// A client that answers each of its turns with a push of row 0 by its own extra tile (valid on
+/// a level without blocked cells) until the server closes; everything received.
+fn pushing_client(stream: TcpStream) -> String {
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut all = String::new();
+    loop {
+        let block = read_block(&mut reader);
+        if block.is_empty() {
+            return all;
+        }
+        if let Some(extra) = block.lines().find_map(|l| l.strip_prefix("EXTRAFIELD ")) {
+            write!(writer, "PUSH 0 1 0 {extra}\n.\n").unwrap();
+        }
+        all.push_str(&block);
+    }
+}
+
+/// §7: more than ten waiting clients play ⌈n/10⌉ games at once of near-equal size, seated in
+/// one order (here all tied on test score, so by login) and cut into consecutive tables.
+#[test]
+fn twelve_waiting_clients_play_two_tables_of_six_in_login_order() {
+    let dir = temp_dir("tables");
+    let teams: Vec<String> = (0..12).map(|i| format!("t{i:02}")).collect();
+    let accounts: Vec<(&str, &str)> = teams.iter().map(|t| (t.as_str(), "pw")).collect();
+    add_teams(&dir, &accounts);
+    let level = ten_seat_level(&dir);
+    let server = Server::start(
+        &dir,
+        &[
+            "--interval",
+            "3600",
+            "--games",
+            "2",
+            "--start-when-idle",
+            "12",
+            "--level-file",
+            level.to_str().unwrap(),
+        ],
+    );
+    let clients: Vec<_> = teams
+        .iter()
+        .map(|team| {
+            // One after another: each login is answered before the next team connects.
+            let mut stream = server.connect();
+            assert!(login(&mut stream, team, "pw").starts_with("MESSAGE OK\n"));
+            std::thread::spawn(move || pushing_client(stream))
+        })
+        .collect();
+    let mut tables: BTreeMap<String, String> = BTreeMap::new();
+    for (team, client) in teams.iter().zip(clients) {
+        let all = client.join().unwrap();
+        let id = all.lines().find_map(|l| l.strip_prefix("ID ")).unwrap();
+        let players = all
+            .lines()
+            .find_map(|l| l.strip_prefix("PLAYERS "))
+            .unwrap();
+        assert!(
+            players.split(' ').any(|p| p == team),
+            "{team} not in {players}"
+        );
+        assert!(
+            all.ends_with(".\nEND 0 0\n.\n") || all.contains("\nEND "),
+            "{all}"
+        );
+        let seen = tables
+            .entry(id.to_owned())
+            .or_insert_with(|| players.to_owned());
+        assert_eq!(
+            seen, players,
+            "every client of game {id} hears the same PLAYERS"
+        );
+    }
+    server.finish();
+    let tables: Vec<&String> = tables.values().collect();
+    assert_eq!(tables, [&teams[..6].join(" "), &teams[6..].join(" ")]);
 }
