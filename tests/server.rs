@@ -121,10 +121,18 @@ fn add_teams(dir: &Path, teams: &[(&str, &str)]) {
     }
 }
 
-/// Sends a login block; the server's answer block.
+/// Sends a login block; the server's answer block. Read byte by byte, so that nothing after
+/// it (the game may start at once) is taken from the stream.
 fn login(stream: &mut TcpStream, team: &str, password: &str) -> String {
     write!(stream, "LOGIN {team} {password}\n.\n").unwrap();
-    read_block(&mut BufReader::new(stream.try_clone().unwrap()))
+    let mut block = Vec::new();
+    let mut byte = [0u8];
+    while !(block.ends_with(b"\n.\n") || block == b".\n")
+        && stream.read(&mut byte).unwrap_or(0) == 1
+    {
+        block.push(byte[0]);
+    }
+    String::from_utf8(block).unwrap()
 }
 
 /// One block, up to and with its `.` line; empty at the end of the stream.
@@ -1253,13 +1261,10 @@ fn twelve_waiting_clients_play_two_tables_of_six_in_login_order() {
     let clients: Vec<_> = teams
         .iter()
         .map(|team| {
-            // One after another: each login is answered before the next team connects. The
-            // reader that read the answer reads on: the game may follow it at once.
+            // One after another: each login is answered before the next team connects.
             let mut stream = server.connect();
-            write!(stream, "LOGIN {team} pw\n.\n").unwrap();
-            let mut reader = BufReader::new(stream);
-            assert!(read_block(&mut reader).starts_with("MESSAGE OK\n"));
-            std::thread::spawn(move || pushing_client(reader))
+            assert!(login(&mut stream, team, "pw").starts_with("MESSAGE OK\n"));
+            std::thread::spawn(move || pushing_client(BufReader::new(stream)))
         })
         .collect();
     let mut tables: BTreeMap<String, String> = BTreeMap::new();
