@@ -73,6 +73,25 @@ impl Server {
         }
     }
 
+    /// A session that plays `games` games and starts each as soon as `idle` clients wait.
+    fn session(dir: &Path, games: u32, idle: u32, args: &[&str]) -> Server {
+        Server::session_of(dir, "labyrinth", games, idle, args)
+    }
+
+    fn session_of(dir: &Path, game: &str, games: u32, idle: u32, args: &[&str]) -> Server {
+        let (games, idle) = (games.to_string(), idle.to_string());
+        let mut all = vec![
+            "--interval",
+            "3600",
+            "--games",
+            &games,
+            "--start-when-idle",
+            &idle,
+        ];
+        all.extend_from_slice(args);
+        Server::start_game(dir, game, &all)
+    }
+
     fn addr(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
@@ -617,17 +636,7 @@ impl Watch {
 fn a_client_plays_a_whole_game_against_robots_and_every_block_follows_the_rules() {
     let dir = temp_dir("full");
     add_teams(&dir, &[("carol", "pw")]);
-    let server = Server::start(
-        &dir,
-        &[
-            "--interval",
-            "3600",
-            "--games",
-            "1",
-            "--start-when-idle",
-            "1",
-        ],
-    );
+    let server = Server::session(&dir, 1, 1, &[]);
     let (all, turns) = checked_player(server.connect(), "carol", "pw");
     assert!(turns > 0);
     assert!(
@@ -793,19 +802,7 @@ fn every_client_hears_the_end_of_the_session_before_the_server_exits() {
     let accounts: Vec<(&str, &str)> = teams.iter().map(|t| (t.as_str(), "pw")).collect();
     add_teams(&dir, &accounts);
     let level = ten_seat_level(&dir);
-    let server = Server::start(
-        &dir,
-        &[
-            "--interval",
-            "3600",
-            "--games",
-            "1",
-            "--start-when-idle",
-            "10",
-            "--level-file",
-            level.to_str().unwrap(),
-        ],
-    );
+    let server = Server::session(&dir, 1, 10, &["--level-file", level.to_str().unwrap()]);
     let clients: Vec<_> = teams
         .iter()
         .map(|team| {
@@ -1072,18 +1069,7 @@ fn a_live_session_seats_the_fifteen_games_in_the_order_of_the_final() {
 fn bot_plays_a_match_over_tcp(game: &str, bot: &str) {
     let dir = temp_dir(game);
     add_teams(&dir, &[("b", "pw")]);
-    let server = Server::start_game(
-        &dir,
-        game,
-        &[
-            "--interval",
-            "3600",
-            "--games",
-            "1",
-            "--start-when-idle",
-            "1",
-        ],
-    );
+    let server = Server::session_of(&dir, game, 1, 1, &[]);
     run(arbiter()
         .args(["bot", game, bot, "--connect", &server.addr()])
         .args(["--team", "b", "--password", "pw"]));
@@ -1127,19 +1113,7 @@ fn a_puoribor_bot_plays_a_match_over_tcp() {
 fn a_client_that_disconnects_mid_game_leaves_its_princess_and_its_turns_are_void() {
     let dir = temp_dir("disconnect");
     add_teams(&dir, &[("dave", "pw"), ("erin", "pw")]);
-    let server = Server::start(
-        &dir,
-        &[
-            "--interval",
-            "3600",
-            "--games",
-            "1",
-            "--start-when-idle",
-            "2",
-            "--min-players",
-            "2",
-        ],
-    );
+    let server = Server::session(&dir, 1, 2, &["--min-players", "2"]);
     // Dave logs in first (seat 0) and leaves as soon as the game starts.
     let mut dave = server.connect();
     assert_eq!(
@@ -1192,17 +1166,7 @@ fn a_client_that_disconnects_mid_game_leaves_its_princess_and_its_turns_are_void
 fn a_game_whose_last_client_disconnects_ends_at_once() {
     let dir = temp_dir("abandoned");
     add_teams(&dir, &[("frank", "pw")]);
-    let server = Server::start(
-        &dir,
-        &[
-            "--interval",
-            "3600",
-            "--games",
-            "1",
-            "--start-when-idle",
-            "1",
-        ],
-    );
+    let server = Server::session(&dir, 1, 1, &[]);
     let mut frank = server.connect();
     login(&mut frank, "frank", "pw");
     let init = read_block(&mut BufReader::new(frank.try_clone().unwrap()));
@@ -1245,19 +1209,7 @@ fn twelve_waiting_clients_play_two_tables_of_six_in_login_order() {
     let accounts: Vec<(&str, &str)> = teams.iter().map(|t| (t.as_str(), "pw")).collect();
     add_teams(&dir, &accounts);
     let level = ten_seat_level(&dir);
-    let server = Server::start(
-        &dir,
-        &[
-            "--interval",
-            "3600",
-            "--games",
-            "2",
-            "--start-when-idle",
-            "12",
-            "--level-file",
-            level.to_str().unwrap(),
-        ],
-    );
+    let server = Server::session(&dir, 2, 12, &["--level-file", level.to_str().unwrap()]);
     let clients: Vec<_> = teams
         .iter()
         .map(|team| {
