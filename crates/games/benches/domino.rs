@@ -4,12 +4,10 @@
 use std::hint::black_box;
 
 use arbiter_games::Game;
-use arbiter_games::domino::{Domino, Placement, Settings};
+use arbiter_games::domino::{Domino, Settings};
 use arbiter_games::perft::perft;
-use arbiter_games::playout::random_playout;
+use arbiter_games::playout::random_playouts;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
 
 /// Playouts per measured iteration: enough that the ply count is stable from run to run.
 const PLAYOUTS: u64 = 20;
@@ -18,25 +16,15 @@ fn start(size: u8) -> Domino {
     Domino::new(Settings::seeded(size, 1).unwrap()).unwrap()
 }
 
-fn playouts(start: &Domino, seed: u64, actions: &mut Vec<Placement>) -> u64 {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut plies = 0;
-    for _ in 0..PLAYOUTS {
-        let mut game = start.clone();
-        plies += u64::from(random_playout(&mut game, &mut rng, actions));
-    }
-    plies
-}
-
 fn bench_playout(c: &mut Criterion) {
     let mut group = c.benchmark_group("domino");
     for size in [15, 51] {
         let start = start(size);
         let mut actions = Vec::new();
-        let plies = playouts(&start, 1, &mut actions);
+        let plies = random_playouts(&start, PLAYOUTS, 1, &mut actions);
         group.throughput(Throughput::Elements(plies));
         group.bench_function(format!("random_playouts_{size}x{size}"), |b| {
-            b.iter(|| black_box(playouts(&start, 1, &mut actions)))
+            b.iter(|| black_box(random_playouts(&start, PLAYOUTS, 1, &mut actions)))
         });
     }
     group.finish();

@@ -5,34 +5,22 @@
 use std::hint::black_box;
 
 use arbiter_games::Game;
-use arbiter_games::labyrinth::{Action, Labyrinth, reach};
-use arbiter_games::playout::random_playout;
+use arbiter_games::labyrinth::{Labyrinth, reach};
+use arbiter_games::playout::random_playouts;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
 
 /// Playouts per measured iteration.
 const PLAYOUTS: u64 = 4;
-
-fn playouts(start: &Labyrinth, seed: u64, actions: &mut Vec<Action>) -> u64 {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut plies = 0;
-    for _ in 0..PLAYOUTS {
-        let mut game = start.clone();
-        plies += u64::from(random_playout(&mut game, &mut rng, actions));
-    }
-    plies
-}
 
 fn bench_playout(c: &mut Criterion) {
     let mut group = c.benchmark_group("labyrinth");
     for players in [2, 4] {
         let start = Labyrinth::generated(1, players).unwrap();
         let mut actions = Vec::new();
-        let plies = playouts(&start, 1, &mut actions);
+        let plies = random_playouts(&start, PLAYOUTS, 1, &mut actions);
         group.throughput(Throughput::Elements(plies));
         group.bench_function(format!("random_playouts_level1_{players}p"), |b| {
-            b.iter(|| black_box(playouts(&start, 1, &mut actions)))
+            b.iter(|| black_box(random_playouts(&start, PLAYOUTS, 1, &mut actions)))
         });
     }
     group.finish();

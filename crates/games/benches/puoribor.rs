@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use arbiter_games::Game;
 use arbiter_games::perft::perft;
-use arbiter_games::playout::random_playout;
+use arbiter_games::playout::random_playouts;
 use arbiter_games::puoribor::{Action, Puoribor};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::rngs::SmallRng;
@@ -14,16 +14,6 @@ use rand::{Rng, SeedableRng};
 
 /// Playouts per measured iteration: enough that the ply count is stable from run to run.
 const PLAYOUTS: u64 = 20;
-
-fn playouts(seed: u64, actions: &mut Vec<Action>) -> u64 {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut plies = 0;
-    for _ in 0..PLAYOUTS {
-        let mut game = Puoribor::new();
-        plies += u64::from(random_playout(&mut game, &mut rng, actions));
-    }
-    plies
-}
 
 /// A position after six walls and a rotation from each player, with walls left to place.
 fn mid_game() -> Puoribor {
@@ -43,11 +33,11 @@ fn mid_game() -> Puoribor {
 
 fn bench(c: &mut Criterion) {
     let mut actions = Vec::new();
-    let plies = playouts(1, &mut actions);
+    let plies = random_playouts(&Puoribor::new(), PLAYOUTS, 1, &mut actions);
     let mut group = c.benchmark_group("puoribor");
     group.throughput(Throughput::Elements(plies));
     group.bench_function("random_playouts_200_ticks", |b| {
-        b.iter(|| black_box(playouts(1, &mut actions)))
+        b.iter(|| black_box(random_playouts(&Puoribor::new(), PLAYOUTS, 1, &mut actions)))
     });
     group.throughput(Throughput::Elements(1));
     let start = Puoribor::new();

@@ -5,11 +5,10 @@ use std::hint::black_box;
 
 use arbiter_games::Game;
 use arbiter_games::perft::perft;
-use arbiter_games::playout::random_playout;
+use arbiter_games::playout::random_playouts;
 use arbiter_games::quoridor::{Action, Orientation, Quoridor, Settings, Wall};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;
-use rand::rngs::SmallRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Playouts per measured iteration: enough that the ply count is stable from run to run.
@@ -21,24 +20,14 @@ fn start() -> Quoridor {
     Quoridor::new(settings).unwrap()
 }
 
-fn playouts(start: &Quoridor, seed: u64, actions: &mut Vec<Action>) -> u64 {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut plies = 0;
-    for _ in 0..PLAYOUTS {
-        let mut game = start.clone();
-        plies += u64::from(random_playout(&mut game, &mut rng, actions));
-    }
-    plies
-}
-
 fn bench_playout(c: &mut Criterion) {
     let start = start();
     let mut actions = Vec::new();
-    let plies = playouts(&start, 1, &mut actions);
+    let plies = random_playouts(&start, PLAYOUTS, 1, &mut actions);
     let mut group = c.benchmark_group("quoridor");
     group.throughput(Throughput::Elements(plies));
     group.bench_function("random_playouts_2p_9x9_324_ticks", |b| {
-        b.iter(|| black_box(playouts(&start, 1, &mut actions)))
+        b.iter(|| black_box(random_playouts(&start, PLAYOUTS, 1, &mut actions)))
     });
     group.finish();
 }

@@ -24,3 +24,18 @@ pub fn random_playout<G: Game, R: Rng + ?Sized>(
     }
     plies
 }
+
+/// Plays `count` random playouts from `start` with one generator seeded by `seed`; the plies
+/// played in all. What the benchmarks of every game measure.
+pub fn random_playouts<G: Game>(
+    start: &G,
+    count: u64,
+    seed: u64,
+    actions: &mut Vec<G::Action>,
+) -> u64 {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| u64::from(random_playout(&mut start.clone(), &mut rng, actions)))
+        .sum()
+}
