@@ -1,5 +1,6 @@
-// A square board of cells separated by grooves, as Quoridor-like games are drawn: where each
-// cell and groove is, the grid itself, coordinate labels and goal edges.
+// Board geometry: a square board of cells separated by grooves, as Quoridor-like games are
+// drawn (where each cell and groove is, the grid itself, coordinate labels and goal edges), and
+// a flat grid of cells for the other games.
 
 import { s } from "../dom.js";
 
@@ -49,6 +50,42 @@ export class GrooveGeometry {
   /** The point where four cells meet, below and right of cell (x, y). */
   corner(x, y) {
     return [this.x(x) + this.cell + this.gap / 2, this.y(y) + this.cell + this.gap / 2];
+  }
+}
+
+/**
+ * Cells side by side with no grooves (Domino, Labyrinth): `columns` × `rows` cells of `cell`
+ * pixels inside a margin.
+ */
+export class FlatGeometry {
+  constructor(columns, rows, { cell, margin }) {
+    this.columns = columns;
+    this.rows = rows;
+    this.cell = cell;
+    this.margin = margin;
+    this.boardWidth = columns * cell;
+    this.boardHeight = rows * cell;
+    this.width = this.boardWidth + 2 * margin;
+    this.height = this.boardHeight + 2 * margin;
+  }
+
+  /** Left edge of column x. */
+  x(x) {
+    return this.margin + x * this.cell;
+  }
+
+  /** Top edge of row y. */
+  y(y) {
+    return this.margin + y * this.cell;
+  }
+
+  /** Centre of cell (x, y); fractional coordinates land between cells. */
+  center(x, y) {
+    return [this.x(x) + this.cell / 2, this.y(y) + this.cell / 2];
+  }
+
+  get cellSize() {
+    return this.cell;
   }
 }
 

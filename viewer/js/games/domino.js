@@ -8,39 +8,18 @@
 // those of the ticks passed over.
 
 import { s } from "../dom.js";
+import { FlatGeometry } from "./board.js";
 import { playerColor } from "../colors.js";
 
-class FlatGeometry {
-  constructor(size) {
-    this.size = size;
-    this.cell = 20;
-    this.margin = size > 25 ? 34 : 26;
-    this.board = size * this.cell;
-    this.width = this.board + 2 * this.margin;
-    this.height = this.width;
-  }
-
-  x(x) {
-    return this.margin + x * this.cell;
-  }
-
-  y(y) {
-    return this.margin + y * this.cell;
-  }
-
-  center(x, y) {
-    return [this.x(x) + this.cell / 2, this.y(y) + this.cell / 2];
-  }
-
-  get cellSize() {
-    return this.cell;
-  }
+/** A square board of `size` cells a side, twenty pixels each. */
+function geometry(size) {
+  return new FlatGeometry(size, size, { cell: 20, margin: size > 25 ? 34 : 26 });
 }
 
 const INSET = 2;
 
 function dominoShape(geom, a, b, color, title) {
-  const n = geom.size;
+  const n = geom.columns;
   const group = s("g", { class: "domino" }, s("title", {}, title));
   const c = geom.cell;
   const dx = b[0] - a[0];
@@ -83,7 +62,7 @@ function placementOf(tick) {
 export function create(replay) {
   const settings = replay.header.settings || {};
   const size = settings.size || 13;
-  const geom = new FlatGeometry(size);
+  const geom = geometry(size);
   const svg = s("svg", {
     class: "board-svg domino",
     viewBox: `0 0 ${geom.width} ${geom.height}`,
@@ -96,8 +75,8 @@ export function create(replay) {
     s("rect", { class: "cell", x: 0.5, y: 0.5, width: geom.cell - 1, height: geom.cell - 1, rx: 2 }),
   );
   svg.append(s("defs", {}, pattern));
-  svg.append(s("rect", { class: "board", x: geom.margin, y: geom.margin, width: geom.board, height: geom.board }));
-  svg.append(s("rect", { x: geom.margin, y: geom.margin, width: geom.board, height: geom.board, fill: "url(#domino-grid)" }));
+  svg.append(s("rect", { class: "board", x: geom.margin, y: geom.margin, width: geom.boardWidth, height: geom.boardHeight }));
+  svg.append(s("rect", { x: geom.margin, y: geom.margin, width: geom.boardWidth, height: geom.boardHeight, fill: "url(#domino-grid)" }));
   const step = size > 25 ? 5 : 1;
   // Labels keep a readable size however far a big board is scaled down.
   const font = Math.max(11, geom.width / 55);

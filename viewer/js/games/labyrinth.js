@@ -10,6 +10,7 @@
 
 import { h, s } from "../dom.js";
 import { playerColor, ERROR_COLOR } from "../colors.js";
+import { FlatGeometry } from "./board.js";
 
 const NORTH = 1;
 const WEST = 2;
@@ -20,32 +21,9 @@ const WALL = "#475569";
 const FLOOR = "#f1f5f9";
 const DISPLAY = "#facc15";
 
-class TileGeometry {
-  constructor(width, height, { cell = 36 } = {}) {
-    this.columns = width;
-    this.rows = height;
-    this.cell = cell;
-    // Room outside the board for lock marks, coordinates and the push arrow with its tile.
-    this.margin = Math.round(cell * 1.7);
-    this.width = width * cell + 2 * this.margin;
-    this.height = height * cell + 2 * this.margin;
-  }
-
-  x(x) {
-    return this.margin + x * this.cell;
-  }
-
-  y(y) {
-    return this.margin + y * this.cell;
-  }
-
-  center(x, y) {
-    return [this.x(x) + this.cell / 2, this.y(y) + this.cell / 2];
-  }
-
-  get cellSize() {
-    return this.cell;
-  }
+/** Room outside the board for lock marks, coordinates and the push arrow with its tile. */
+function geometry(width, height, cell = 36) {
+  return new FlatGeometry(width, height, { cell, margin: Math.round(cell * 1.7) });
 }
 
 /**
@@ -150,7 +128,7 @@ export function create(replay) {
     throw new Error("a Labyrinth replay without the board size in its settings");
   }
   const seats = replay.players.length;
-  const geom = new TileGeometry(width, height);
+  const geom = geometry(width, height);
   const c = geom.cell;
   const svg = s("svg", {
     class: "board-svg labyrinth",
