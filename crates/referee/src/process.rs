@@ -10,10 +10,11 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -35,6 +36,9 @@ const THREAD_STACK: usize = 64 * 1024;
 /// How long the referee waits for the rest of the news once a bot is seen to be gone (its exit
 /// status after its stdout closed, its last lines after it exited), to report it precisely.
 const SETTLE: Duration = Duration::from_millis(100);
+/// How long the end of a tick waits for the log reader to take in what the bot had written to
+/// stderr by then (normally microseconds: it only has to be scheduled).
+const LOG_CATCH_UP: Duration = Duration::from_millis(50);
 /// How long closing waits for the last of stderr once the process group is dead.
 const LOG_SETTLE: Duration = Duration::from_millis(200);
 /// How long closing waits for a killed process group to be gone.
@@ -56,6 +60,8 @@ pub struct ProcessSeat {
     pending: Vec<u8>,
     events: Receiver<Event>,
     log: Arc<LogShared>,
+    /// A second handle on the stderr pipe, to ask how much the log reader has yet to read.
+    stderr_probe: Option<OwnedFd>,
     /// Answers owed from requests that timed out: the next lines are late answers, not answers.
     owed: usize,
     extra_lines: ExtraLines,
@@ -126,6 +132,7 @@ impl ProcessSeat {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
+        let stderr_probe = stderr.as_fd().try_clone_to_owned().ok();
         // The exit is awaited by our own thread with waitid(WNOWAIT), and the zombie reaped only
         // in close(), after the group is killed: so the group id cannot be reused meanwhile.
         drop(child);
@@ -162,6 +169,7 @@ impl ProcessSeat {
             pending: Vec::new(),
             events,
             log,
+            stderr_probe,
             owed: 0,
             extra_lines: ExtraLines::Discard,
             blocks: BlockAssembler::default(),
@@ -219,6 +227,25 @@ impl ProcessSeat {
         self.log.wait_done(LOG_SETTLE);
         self.closed = Some(exit.clone());
         exit
+    }
+
+    /// Waits until the log reader has taken in what the bot had written to stderr by now: a
+    /// bot that logs then answers gets that log in the answer's tick, however late the reader
+    /// thread is scheduled. Bounded, so a bot that floods its stderr cannot stall the match.
+    fn catch_up_log(&self) {
+        let Some(probe) = &self.stderr_probe else {
+            return;
+        };
+        let mut unread: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int, the bytes waiting in the pipe.
+        if unsafe { libc::ioctl(probe.as_raw_fd(), libc::FIONREAD, &mut unread) } != 0 {
+            return;
+        }
+        let target = self.log.read.load(Ordering::Acquire) + unread.max(0) as u64;
+        let give_up = Instant::now() + LOG_CATCH_UP;
+        while self.log.taken_in() < target && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_micros(20));
+        }
     }
 
     fn handle_unasked(&mut self, event: Event, discarded: &mut Vec<Discarded>) {
@@ -463,6 +490,7 @@ impl<G: Wire> Seat<G> for ProcessSeat {
     }
 
     fn take_log(&mut self) -> String {
+        self.catch_up_log();
         self.log.take()
     }
 
@@ -686,10 +714,14 @@ fn reap_group(pgid: i32) {
 struct LogShared {
     state: Mutex<LogBuf>,
     done: Condvar,
+    /// Bytes the reader has read from the pipe (counted before they are appended).
+    read: AtomicU64,
 }
 
 #[derive(Default)]
 struct LogBuf {
+    /// Bytes appended since the start, kept or dropped by the cap.
+    taken_in: u64,
     bytes: Vec<u8>,
     chars: usize,
     trimmed: bool,
@@ -699,6 +731,7 @@ struct LogBuf {
 impl LogShared {
     fn append(&self, chunk: &[u8]) {
         let mut log = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        log.taken_in += chunk.len() as u64;
         if log.trimmed {
             return;
         }
@@ -714,6 +747,13 @@ impl LogShared {
             }
         }
         log.bytes.extend_from_slice(chunk);
+    }
+
+    fn taken_in(&self) -> u64 {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .taken_in
     }
 
     fn take(&self) -> String {
@@ -747,7 +787,10 @@ fn read_log(mut err: ChildStderr, log: &LogShared) {
     loop {
         match err.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => log.append(&buf[..n]),
+            Ok(n) => {
+                log.read.fetch_add(n as u64, Ordering::Release);
+                log.append(&buf[..n]);
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => break,
         }

@@ -411,6 +411,24 @@ fn the_bot_log_is_kept_per_tick_and_cut_at_2000_characters() {
     }
 }
 
+/// A bot that logs and answers at once: its stderr line is in the pipe before its answer is
+/// read, so it belongs to that turn, however late the log reader runs.
+#[test]
+fn a_log_written_just_before_the_answer_lands_in_the_answers_tick() {
+    let (_, replay) = play(
+        vec![walker(&["--log", "mine\n"]), walker(&["--log", "yours\n"])],
+        &config(),
+        "log-at-once",
+    );
+    for (p, text) in [(0, "mine\n"), (1, "yours\n")] {
+        let turns = turns_of(&replay, p);
+        assert!(turns.len() >= 5, "{} turns", turns.len());
+        for tick in turns {
+            assert_eq!(tick.bots[p].log, text, "tick {}", tick.tick);
+        }
+    }
+}
+
 #[test]
 fn the_same_seed_gives_the_same_replay() {
     let run = |seed: u64| {
