@@ -216,6 +216,7 @@ fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
         }),
         robot,
         quiet: args.quiet,
+        accounts_file: Some(path.to_owned()),
     };
     let summary = arbiter_lobby::run(
         listener,

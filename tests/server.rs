@@ -1244,3 +1244,18 @@ fn twelve_waiting_clients_play_two_tables_of_six_in_login_order() {
     let tables: Vec<&String> = tables.values().collect();
     assert_eq!(tables, [&teams[..6].join(" "), &teams[6..].join(" ")]);
 }
+
+/// An operator adds a team during a session: it logs in without a restart.
+#[test]
+fn a_team_added_while_the_server_runs_can_log_in() {
+    let dir = temp_dir("add-team");
+    add_teams(&dir, &[("alice", "secret")]);
+    let server = Server::start(&dir, &["--interval", "3600"]);
+    let mut early = server.connect();
+    assert_eq!(login(&mut early, "zed", "pw"), "MESSAGE BAD_LOGIN\n.\n");
+    add_teams(&dir, &[("zed", "pw")]);
+    let mut zed = server.connect();
+    assert!(login(&mut zed, "zed", "pw").starts_with("MESSAGE OK\n"));
+    let mut alice = server.connect();
+    assert!(login(&mut alice, "alice", "secret").starts_with("MESSAGE OK\n"));
+}

@@ -64,6 +64,7 @@ fn session(clients: usize) {
         time: None,
         robot: "greedy".into(),
         quiet: true,
+        accounts_file: None,
     };
     let factory: arbiter_lobby::Factory<Labyrinth> = Arc::new(|setup: &GameSetup| {
         Labyrinth::generated(u64::from(setup.level), setup.players).map_err(|e| e.to_string())

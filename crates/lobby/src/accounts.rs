@@ -9,7 +9,8 @@
 //! failed login says `BAD_LOGIN` whatever was wrong.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
@@ -129,6 +130,55 @@ impl Accounts {
     }
 }
 
+/// The accounts a running server checks logins against, read again from their file whenever it
+/// changes: a team added with `arbiter accounts add` during a session can log in without a
+/// restart. A file that cannot be read any more keeps the teams read last.
+pub struct LiveAccounts {
+    path: Option<PathBuf>,
+    state: Mutex<(Option<FileStamp>, Arc<Accounts>)>,
+}
+
+/// What tells that a file changed: its modification time and length.
+type FileStamp = (std::time::SystemTime, u64);
+
+fn stamp(path: &Path) -> Option<FileStamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+impl LiveAccounts {
+    /// `accounts` as read from `path` (none: they never change).
+    pub fn new(accounts: Accounts, path: Option<PathBuf>) -> LiveAccounts {
+        let seen = path.as_deref().and_then(stamp);
+        LiveAccounts {
+            path,
+            state: Mutex::new((seen, Arc::new(accounts))),
+        }
+    }
+
+    /// The accounts as the file holds them now; with the reason when it changed but could not
+    /// be read (the accounts read last are returned then). Call it off the async threads: it
+    /// may read the file.
+    pub fn current(&self) -> (Arc<Accounts>, Option<String>) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(path) = &self.path else {
+            return (state.1.clone(), None);
+        };
+        let now = stamp(path);
+        if now == state.0 {
+            return (state.1.clone(), None);
+        }
+        state.0 = now;
+        match Accounts::load(path) {
+            Ok(accounts) => {
+                state.1 = Arc::new(accounts);
+                (state.1.clone(), None)
+            }
+            Err(e) => (state.1.clone(), Some(e.to_string())),
+        }
+    }
+}
+
 /// A fresh password for `arbiter accounts add` when none is given: 16 letters and digits.
 pub fn generate_password() -> String {
     use argon2::password_hash::rand_core::RngCore;
@@ -168,5 +218,30 @@ mod tests {
         assert!(!accounts.verify("alice", "Secret"));
         assert!(!accounts.verify("bob", "secret"));
         assert!(accounts.set_password("x", "two words").is_err());
+    }
+
+    #[test]
+    fn live_accounts_see_a_team_added_to_the_file_and_keep_the_last_good_ones() {
+        let dir =
+            std::env::temp_dir().join(format!("arbiter-live-accounts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("teams.toml");
+        let mut accounts = Accounts::default();
+        accounts.set_password("alice", "secret").unwrap();
+        accounts.save(&path).unwrap();
+        let live = LiveAccounts::new(Accounts::load(&path).unwrap(), Some(path.clone()));
+        assert!(!live.current().0.verify("bob", "pw"));
+
+        accounts.set_password("bob", "pw").unwrap();
+        accounts.save(&path).unwrap();
+        let (now, problem) = live.current();
+        assert!(now.verify("bob", "pw") && now.verify("alice", "secret"));
+        assert_eq!(problem, None);
+
+        std::fs::write(&path, "[teams.carol]\npassword = 7\n").unwrap();
+        let (now, problem) = live.current();
+        assert!(now.verify("bob", "pw"), "the last good accounts stay");
+        assert!(problem.is_some());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -18,7 +18,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 
-use crate::accounts::{Accounts, valid_team};
+use crate::accounts::{Accounts, LiveAccounts, valid_team};
 use crate::conn::{self, Conn};
 use crate::latency::{Latencies, TurnClock};
 use crate::order::{self, Entrant};
@@ -95,6 +95,9 @@ pub struct ServerConfig {
     pub robot: String,
     /// No log lines on stderr.
     pub quiet: bool,
+    /// The file the accounts were read from: read again when it changes, so teams can be added
+    /// while the server runs.
+    pub accounts_file: Option<PathBuf>,
 }
 
 impl ServerConfig {
@@ -130,7 +133,7 @@ struct Lobby {
 
 struct Shared<G> {
     config: ServerConfig,
-    accounts: Arc<Accounts>,
+    accounts: Arc<LiveAccounts>,
     store: LobbyStore,
     factory: Factory<G>,
     latencies: Arc<Latencies>,
@@ -193,8 +196,8 @@ pub async fn serve<G: LobbyGame>(
             next_level: first_level,
             over: config.live && rounds >= LIVE_GAMES,
         }),
+        accounts: Arc::new(LiveAccounts::new(accounts, config.accounts_file.clone())),
         config,
-        accounts: Arc::new(accounts),
         store,
         factory,
         latencies,
@@ -317,9 +320,18 @@ async fn connection<G: LobbyGame>(shared: Arc<Shared<G>>, stream: TcpStream) {
         };
         let accounts = shared.accounts.clone();
         let who = team.clone();
-        tokio::task::spawn_blocking(move || accounts.verify(&who, &password))
-            .await
-            .unwrap_or(false)
+        let (ok, problem) = tokio::task::spawn_blocking(move || {
+            let (accounts, problem) = accounts.current();
+            (accounts.verify(&who, &password), problem)
+        })
+        .await
+        .unwrap_or((false, None));
+        if let Some(problem) = problem {
+            shared.log(format_args!(
+                "{problem}; the teams read before still log in"
+            ));
+        }
+        ok
     };
     if !ok {
         shared.log(format_args!("refused a login as {team:?}: BAD_LOGIN"));
