@@ -3,6 +3,7 @@
 // a flat grid of cells for the other games.
 
 import { s } from "../dom.js";
+import { playerColor } from "../colors.js";
 
 export class GrooveGeometry {
   constructor(size, { cell = 40, gap = 9, margin = 30 } = {}) {
@@ -157,6 +158,31 @@ export function drawPawnTrail(geom, from, to, color) {
     s("line", { x1: fx, y1: fy, x2: tx, y2: ty, stroke: color }),
     s("circle", { cx: fx, cy: fy, r, stroke: color }),
   );
+}
+
+/**
+ * Every pawn of tick `index` in its player's colour (crossed out once its bot is down), and the
+ * trail of the pawn that moved on that tick.
+ */
+export function drawPawns(geom, replay, index) {
+  const tick = replay.ticks[index];
+  const pawns = (tick.state || {}).pawns || [];
+  const acted = tick.player;
+  const previous = index > 0 ? replay.ticks[index - 1].state : null;
+  const group = s("g", { class: "pawns" });
+  if ((tick.action || {}).kind === "move" && previous && acted !== null && acted !== undefined) {
+    const from = (previous.pawns || [])[acted];
+    const to = pawns[acted];
+    if (from && to && (from[0] !== to[0] || from[1] !== to[1])) {
+      group.append(drawPawnTrail(geom, from, to, playerColor(acted)));
+    }
+  }
+  pawns.forEach((pawn, player) => {
+    if (!pawn) return;
+    const down = replay.isDown(player, index);
+    group.append(drawPawn(geom, pawn[0], pawn[1], playerColor(player), player, down ? "down" : ""));
+  });
+  return group;
 }
 
 /** A wall bar filling a groove, in its owner's colour. */

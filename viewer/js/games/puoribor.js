@@ -10,8 +10,7 @@ import { playerColor } from "../colors.js";
 import {
   GrooveGeometry,
   drawGrid,
-  drawPawn,
-  drawPawnTrail,
+  drawPawns,
   drawWallRect,
   goalStrip,
 } from "./board.js";
@@ -72,20 +71,7 @@ export function create(replay) {
         dynamic.append(s("circle", { class: "midpoint", cx, cy, r: 2.2 }));
       }
     }
-    const pawns = state.pawns || [];
-    const previous = index > 0 ? replay.ticks[index - 1].state : null;
-    if (action.kind === "move" && previous && acted !== null && acted !== undefined) {
-      const from = (previous.pawns || [])[acted];
-      const to = pawns[acted];
-      if (from && to && (from[0] !== to[0] || from[1] !== to[1])) {
-        dynamic.append(drawPawnTrail(geom, from, to, playerColor(acted)));
-      }
-    }
-    pawns.forEach((pawn, player) => {
-      if (!pawn) return;
-      const down = replay.isDown(player, index);
-      dynamic.append(drawPawn(geom, pawn[0], pawn[1], playerColor(player), player, down ? "down" : ""));
-    });
+    dynamic.append(drawPawns(geom, replay, index));
   }
 
   function stats(index, player) {

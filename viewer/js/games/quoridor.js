@@ -8,8 +8,7 @@ import { playerColor } from "../colors.js";
 import {
   GrooveGeometry,
   drawGrid,
-  drawPawn,
-  drawPawnTrail,
+  drawPawns,
   drawWallRect,
   goalSide,
   goalStrip,
@@ -51,27 +50,13 @@ export function create(replay) {
     if (!tick) return;
     const state = tick.state || {};
     const action = tick.action || {};
-    const acted = tick.player;
-    const previous = index > 0 ? replay.ticks[index - 1].state : null;
     for (const wall of state.walls || []) {
       const [x, y, v, who] = wall;
       const fresh = action.kind === "place" && sameWall(wall, [action.x, action.y, action.v]);
       const title = `wall (${x}, ${y}, ${v}) by ${replay.playerName(who)}`;
       dynamic.append(drawWallRect(geom.wall(x, y, v === 1), playerColor(who), { fresh, title }));
     }
-    const pawns = state.pawns || [];
-    if (action.kind === "move" && previous && acted !== null && acted !== undefined) {
-      const from = (previous.pawns || [])[acted];
-      const to = pawns[acted];
-      if (from && to && (from[0] !== to[0] || from[1] !== to[1])) {
-        dynamic.append(drawPawnTrail(geom, from, to, playerColor(acted)));
-      }
-    }
-    pawns.forEach((pawn, player) => {
-      if (!pawn) return;
-      const down = replay.isDown(player, index);
-      dynamic.append(drawPawn(geom, pawn[0], pawn[1], playerColor(player), player, down ? "down" : ""));
-    });
+    dynamic.append(drawPawns(geom, replay, index));
   }
 
   function stats(index, player) {
