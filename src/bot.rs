@@ -1,8 +1,8 @@
 use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result, bail};
-use arbiter_bots::Robots;
 use arbiter_games::{ClientEvent, WireClient};
+use arbiter_robots::Robots;
 use clap::Args;
 
 use crate::games::{GameName, dispatch};

@@ -3,9 +3,9 @@
 //! Adding a game: a variant of [`GameName`], an arm in [`dispatch!`], and a [`CliGame`] impl.
 
 use anyhow::{Result, bail};
-use arbiter_bots::Robots;
 use arbiter_games::WireClient;
 use arbiter_games::quoridor::{Quoridor, Settings};
+use arbiter_robots::Robots;
 use clap::{Args, ValueEnum};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -2,11 +2,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use arbiter_bots::Robots;
 use arbiter_games::quoridor::Quoridor;
 use arbiter_games::{TimeControl, Wire};
 use arbiter_referee::{MatchConfig, MatchReport, Seat, SeatSpec, run_match};
 use arbiter_replay::ReplayWriter;
+use arbiter_robots::Robots;
 use clap::Args;
 
 use crate::games::{CliGame, GameFlags, GameName, dispatch};

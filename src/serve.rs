@@ -1,13 +1,13 @@
 //! `arbiter serve`, `arbiter view` and `arbiter export`: the web viewer from the command line.
-//! The server is the `arbiter-server` crate's; this module reads flags and opens what it shows.
+//! The server is the `arbiter-web` crate's; this module reads flags and opens what it shows.
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use arbiter_server::{AppState, ReplaySource};
 use arbiter_tournament::Store;
+use arbiter_web::{AppState, ReplaySource};
 use clap::Args;
 
 #[derive(Args)]
@@ -100,9 +100,9 @@ pub fn view(args: ViewArgs) -> Result<()> {
 }
 
 pub fn export(args: ExportArgs) -> Result<()> {
-    let loaded = arbiter_server::load(&args.replay)
+    let loaded = arbiter_web::load(&args.replay)
         .map_err(|e| anyhow::anyhow!("{}: {}", args.replay.display(), e.public_message()))?;
-    std::fs::write(&args.output, arbiter_server::export::page(&loaded))
+    std::fs::write(&args.output, arbiter_web::export::page(&loaded))
         .with_context(|| format!("writing {}", args.output.display()))?;
     println!("wrote {}", args.output.display());
     Ok(())
@@ -110,7 +110,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
 
 /// Serves until the process is stopped, printing the URL of `page` once listening.
 fn run(addr: SocketAddr, state: AppState, page: &str) -> Result<()> {
-    arbiter_server::serve(addr, state, |bound| {
+    arbiter_web::serve(addr, state, |bound| {
         println!("http://{bound}/{page}");
         // Scripts read the URL from a pipe, which would otherwise hold it back.
         let _ = std::io::stdout().flush();

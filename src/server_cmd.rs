@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use arbiter_games::TimeControl;
-use arbiter_lobby::{Accounts, Factory, GameSetup, LobbyGame, ServerConfig};
+use arbiter_gameserver::{Accounts, Factory, GameSetup, LobbyGame, ServerConfig};
 use clap::{Args, Subcommand};
 
 use crate::games::{CliGame, GameFlags, GameName, dispatch};
@@ -103,7 +103,7 @@ pub fn accounts(args: AccountsArgs) -> Result<()> {
     };
     let (password, print) = match (password, generate) {
         (Some(p), _) => (p, false),
-        (None, true) => (arbiter_lobby::accounts::generate_password(), true),
+        (None, true) => (arbiter_gameserver::accounts::generate_password(), true),
         (None, false) => {
             let mut line = String::new();
             std::io::stdin()
@@ -144,7 +144,7 @@ fn factory<G: CliGame + LobbyGame>(flags: &GameFlags) -> Factory<G> {
 pub fn run(args: ServerArgs) -> Result<()> {
     if args.standings {
         let game = dispatch!(args.game, G => <G as arbiter_games::Game>::NAME);
-        print_standings(&arbiter_lobby::stored_standings(&args.db, game)?);
+        print_standings(&arbiter_gameserver::stored_standings(&args.db, game)?);
         return Ok(());
     }
     dispatch!(args.game, G => serve::<G>(&args))
@@ -187,7 +187,7 @@ fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
         None if G::ROBOTS.contains(&"greedy") => "greedy".into(),
         None => G::ROBOTS.last().copied().unwrap_or("random").into(),
     };
-    let limit = arbiter_lobby::raise_fd_limit();
+    let limit = arbiter_gameserver::raise_fd_limit();
     let listener = std::net::TcpListener::bind((args.host.as_str(), args.port))
         .with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
     let addr = listener.local_addr()?;
@@ -218,7 +218,7 @@ fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
         quiet: args.quiet,
         accounts_file: Some(path.to_owned()),
     };
-    let summary = arbiter_lobby::run(
+    let summary = arbiter_gameserver::run(
         listener,
         accounts,
         &args.db,

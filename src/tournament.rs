@@ -6,8 +6,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use arbiter_bots::Robots;
 use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
+use arbiter_robots::Robots;
 use arbiter_tournament::plan::initial_matches;
 use arbiter_tournament::players::{self, Player, Status};
 use arbiter_tournament::pool::{self, Arena, Event, PlayFailure, RunOptions};

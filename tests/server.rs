@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use arbiter_bots::Robots;
 use arbiter_games::labyrinth::{
     Labyrinth, LabyrinthClient, Push, class_of, push_tiles, pushed_cell, reach,
 };
 use arbiter_games::{ClientEvent, Game, Wire, WireClient};
+use arbiter_robots::Robots;
 use common::{arbiter, root, run, temp_dir};
 
 /// Board A of §10, the level of the §9 example session.

@@ -475,7 +475,7 @@ fn a_player_folder_runs_its_command_inside_the_folder() {
 
 #[test]
 fn a_robot_in_process_plays_a_bot_program() {
-    use arbiter_bots::Robots;
+    use arbiter_robots::Robots;
     let robot = <Quoridor as Robots>::robot("runner", 1).unwrap();
     let process = walker(&[]);
     let pgid = process.pgid();

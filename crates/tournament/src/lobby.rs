@@ -215,7 +215,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("arbiter-lobby-store-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("arbiter-gameserver-store-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         let _ = std::fs::remove_file(&path);

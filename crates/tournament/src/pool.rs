@@ -437,10 +437,10 @@ mod tests {
     use std::collections::HashMap;
     use std::sync::Mutex;
 
-    use arbiter_bots::Robots;
     use arbiter_games::quoridor::{Quoridor, Settings};
     use arbiter_referee::{MatchConfig, Seat, run_match};
     use arbiter_replay::ReplayWriter;
+    use arbiter_robots::Robots;
 
     use super::*;
     use crate::players::Player;

@@ -6,12 +6,12 @@ use arbiter_replay::{
     BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind, Record, ReplayWriter,
     Tick,
 };
-use arbiter_server::{AppState, ReplaySource, app};
 use arbiter_tournament::Format;
 use arbiter_tournament::players::{Player as Entrant, Status};
 use arbiter_tournament::store::{
     MatchResult as StoredResult, NewMatch, RatingRow, SeatFaults, Store, Tournament,
 };
+use arbiter_web::{AppState, ReplaySource, app};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
@@ -653,7 +653,7 @@ fn a_player_page_lists_its_faults_and_slowest_answers() {
 #[test]
 fn an_internal_failure_keeps_its_details_out_of_the_response() {
     use axum::response::IntoResponse;
-    let response = arbiter_server::AppError::Internal("sqlite at /secret/path.db is locked".into())
+    let response = arbiter_web::AppError::Internal("sqlite at /secret/path.db is locked".into())
         .into_response();
     assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
     runtime().block_on(async {

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_bots::Robots;
 use arbiter_games::{TimeControl, Wire};
 use arbiter_referee::{BuiltinSeat, MatchConfig, Seat, run_match};
 use arbiter_replay::ReplayWriter;
+use arbiter_robots::Robots;
 use arbiter_tournament::lobby::{GameRecord, LobbyStore, Mode, Totals};
 use tokio::io::BufReader;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};

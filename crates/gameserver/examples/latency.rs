@@ -1,7 +1,7 @@
 //! Turn latency of the game server with robot clients over loopback: a turn block handed to
 //! the socket → the reply read by the referee → the next block handed to a socket.
 //!
-//! `cargo run --release -p arbiter-lobby --example latency [CLIENTS...]` (default: 10 100):
+//! `cargo run --release -p arbiter-gameserver --example latency [CLIENTS...]` (default: 10 100):
 //! each figure is one Labyrinth session of that many greedy clients in one round, ⌈n/10⌉
 //! games at once.
 
@@ -10,10 +10,10 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arbiter_bots::Robots;
 use arbiter_games::labyrinth::Labyrinth;
 use arbiter_games::{ClientEvent, Wire, WireClient};
-use arbiter_lobby::{Accounts, GameSetup, Latencies, ServerConfig, percentile};
+use arbiter_gameserver::{Accounts, GameSetup, Latencies, ServerConfig, percentile};
+use arbiter_robots::Robots;
 use arbiter_tournament::lobby::LobbyStore;
 
 fn client(addr: std::net::SocketAddr, team: String) {
@@ -66,11 +66,11 @@ fn session(clients: usize) {
         quiet: true,
         accounts_file: None,
     };
-    let factory: arbiter_lobby::Factory<Labyrinth> = Arc::new(|setup: &GameSetup| {
+    let factory: arbiter_gameserver::Factory<Labyrinth> = Arc::new(|setup: &GameSetup| {
         Labyrinth::generated(u64::from(setup.level), setup.players).map_err(|e| e.to_string())
     });
     let latencies = Arc::new(Latencies::default());
-    arbiter_lobby::raise_fd_limit();
+    arbiter_gameserver::raise_fd_limit();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let threads: Vec<_> = teams
@@ -89,7 +89,7 @@ fn session(clients: usize) {
         let store = LobbyStore::open(db.to_str().unwrap(), "labyrinth")
             .await
             .unwrap();
-        arbiter_lobby::serve(
+        arbiter_gameserver::serve(
             listener,
             accounts,
             store,
