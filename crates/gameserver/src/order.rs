@@ -23,8 +23,8 @@ pub fn descending_test(entrants: &mut [Entrant]) {
     entrants.sort_by(|a, b| cmp_f(b.test, a.test).then(a.login.cmp(&b.login)));
 }
 
-/// Live round 3: sorted ascending by (live, test) into s_0..s_(n-1), seat j gets
-/// s_perm[j] with [`round3_permutation`]. Done again before every game of the round.
+/// Live round 3: sorted ascending by (live, test) into `s_0..s_(n-1)`, seat `j` gets
+/// `s_perm[j]` with [`round3_permutation`]. Done again before every game of the round.
 pub fn live_round3(entrants: &mut Vec<Entrant>) {
     entrants.sort_by(|a, b| {
         cmp_f(a.live, b.live)
