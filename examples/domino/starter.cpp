@@ -4,7 +4,7 @@
 //
 // Build: g++ -O2 -std=c++17 -o starter starter.cpp
 //
-// Protocol (specs/domino.md): every message is one line, and so is every answer.
+// Protocol (docs/games/domino.md): every message is one line, and so is every answer.
 //   1. the board size n (odd)                  -> answer "ok"
 //   2. the obstacles "{x;y},{x;y},..."         -> answer "ok"  (an empty line if there are none)
 //   3. "START" if you move first, or the opponent's move "{x1;y1},{x2;y2}"

@@ -2,7 +2,7 @@
 """A Domino-on-a-torus starter bot for Arbiter: reads the whole protocol, keeps the board, and
 plays the placement that leaves its opponent the fewest placements. Copy it and make it smarter.
 
-Protocol (specs/domino.md): every message is one line, and so is every answer.
+Protocol (docs/games/domino.md): every message is one line, and so is every answer.
   1. the board size n (odd)                   -> answer "ok"
   2. the obstacles "{x;y},{x;y},..."          -> answer "ok"   (an empty line if there are none)
   3. "START" if you move first, or the opponent's move "{x1;y1},{x2;y2}"

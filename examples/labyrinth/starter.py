@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Labyrinth starter bot: speaks the block protocol of specs/labyrinth.md §4.
+"""Labyrinth starter bot: speaks the block protocol of docs/games/labyrinth.md ("Protocol").
 
 Works unchanged over pipes (`arbiter play labyrinth --bot "python3 starter.py" ...`) and, with
 a LOGIN block written first, against the TCP server. Each turn it tries every push, walks to

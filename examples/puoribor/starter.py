@@ -2,7 +2,7 @@
 """A Puoribor starter bot for Arbiter: reads the whole protocol, keeps the board, and walks a
 shortest path to its goal row. Copy it and make it smarter (walls, rotations).
 
-Protocol (specs/puoribor.md §7): the referee sends "your id" (0 or 1) and the board size (9),
+Protocol (docs/games/puoribor.md, "Protocol"): the referee sends "your id" (0 or 1) and the board size (9),
 then before each of your turns: the tick (actions played so far), two lines "x y walls_left"
 (player 0, then player 1), K, and K wall lines "kind x y owner". Kinds: H (whole horizontal
 wall: segments h(x,y) and h(x+1,y)), V (whole vertical wall: v(x,y) and v(x,y+1)), h and v (one

@@ -3,7 +3,7 @@
 //
 // Build: g++ -O2 -std=c++17 -o starter starter.cpp
 //
-// Protocol (specs/quoridor.md): a start message (N, your id, M, then N lines "x y walls_left"),
+// Protocol (docs/games/quoridor.md): a start message (N, your id, M, then N lines "x y walls_left"),
 // then before each of your turns: tick, N lines "x y walls_left" (-1 -1 for an eliminated
 // player), F, and F lines "x y is_vertical who". Answer one line: "x y" to move your pawn there,
 // or "x y v" to place a wall (v=1 vertical, v=0 horizontal). "-1" ends the match for you: exit.

@@ -2,7 +2,7 @@
 """A Quoridor starter bot for Arbiter: reads the whole protocol, keeps the board, and walks a
 shortest path to its goal. Copy it and make it smarter.
 
-Protocol (specs/quoridor.md): the referee sends a start message (N, your id, M, then N lines
+Protocol (docs/games/quoridor.md): the referee sends a start message (N, your id, M, then N lines
 "x y walls_left"), then before each of your turns: tick, N lines "x y walls_left" (-1 -1 for an
 eliminated player), F, and F lines "x y is_vertical who", then an empty line. Answer one line:
 "x y" to move your pawn there, or "x y v" to place a wall (v=1 vertical, v=0 horizontal).
