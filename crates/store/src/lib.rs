@@ -3,9 +3,9 @@
 //! driver so that the same SQL serves both.
 //!
 //! The stores are async: [`TournamentStore`] for tournaments, [`GameServerStore`] for the game
-//! server. Both open the database the same way ([`database`]: pragmas, migrations). Callers that
-//! are not async — the tournament runner and its worker pool — use [`blocking::Store`], which
-//! runs [`TournamentStore`] on a small runtime of its own.
+//! server. Both open the database the same way (pragmas, migrations). Callers that are not
+//! async — the tournament runner and its worker pool — use [`blocking::Store`], which runs
+//! [`TournamentStore`] on a small runtime of its own.
 #![warn(missing_docs)]
 
 pub mod blocking;
