@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use arbiter_tournament::Store;
-use arbiter_web::{AppState, ReplaySource};
+use arbiter_store::TournamentStore;
+use arbiter_web::{AppState, ReplaySource, Server};
 use clap::Args;
 
 #[derive(Args)]
@@ -47,8 +47,9 @@ pub fn serve(args: ServeArgs) -> Result<()> {
     if args.db.is_none() && args.replays.is_none() {
         bail!("say what to show: --db STORE, --replays DIR, or both");
     }
+    let server = start()?;
     let store = match &args.db {
-        Some(db) => Some(open_store(db)?),
+        Some(db) => Some(open_store(&server, db)?),
         None => None,
     };
     let replays = match &args.replays {
@@ -59,16 +60,17 @@ pub fn serve(args: ServeArgs) -> Result<()> {
             _ => ReplaySource::None,
         },
     };
-    run(args.addr, AppState::new(replays, store), "")
+    run(server, args.addr, AppState::new(replays, store), "")
 }
 
 /// Opens the store, once more after a moment if that fails: a tournament starting at the same
 /// time may be creating its tables, and the loser of that race finds them half made.
-fn open_store(db: &str) -> Result<Store> {
-    Store::open(db)
+fn open_store(server: &Server, db: &str) -> Result<TournamentStore> {
+    server
+        .open_store(db)
         .or_else(|_| {
             std::thread::sleep(std::time::Duration::from_secs(1));
-            Store::open(db)
+            server.open_store(db)
         })
         .with_context(|| format!("--db {db}"))
 }
@@ -93,6 +95,7 @@ pub fn view(args: ViewArgs) -> Result<()> {
         .unwrap_or_default();
     let page = format!("replay.html?id={}", encode_query(&name));
     run(
+        start()?,
         args.addr,
         AppState::new(ReplaySource::File(args.replay), None),
         &page,
@@ -108,14 +111,19 @@ pub fn export(args: ExportArgs) -> Result<()> {
     Ok(())
 }
 
+fn start() -> Result<Server> {
+    Server::new().context("starting the server's runtime")
+}
+
 /// Serves until the process is stopped, printing the URL of `page` once listening.
-fn run(addr: SocketAddr, state: AppState, page: &str) -> Result<()> {
-    arbiter_web::serve(addr, state, |bound| {
-        println!("http://{bound}/{page}");
-        // Scripts read the URL from a pipe, which would otherwise hold it back.
-        let _ = std::io::stdout().flush();
-    })
-    .with_context(|| format!("serving on {addr}"))
+fn run(server: Server, addr: SocketAddr, state: AppState, page: &str) -> Result<()> {
+    server
+        .serve(addr, state, |bound| {
+            println!("http://{bound}/{page}");
+            // Scripts read the URL from a pipe, which would otherwise hold it back.
+            let _ = std::io::stdout().flush();
+        })
+        .with_context(|| format!("serving on {addr}"))
 }
 
 /// Percent-encodes a query value (everything but unreserved characters).

@@ -173,7 +173,7 @@ fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
     probe(&GameSetup {
         id: 1,
         level: 1,
-        mode: arbiter_tournament::lobby::Mode::Test,
+        mode: arbiter_store::SessionMode::Test,
         players: min,
     })
     .map_err(anyhow::Error::msg)?;

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
 use arbiter_robots::Robots;
+use arbiter_store::blocking::Store;
+use arbiter_store::{MatchRow, MatchState, Tournament, now_ms};
 use arbiter_tournament::plan::initial_matches;
-use arbiter_tournament::players::{self, Player, Status};
+use arbiter_tournament::players::{self, Contestant, Status};
 use arbiter_tournament::pool::{self, Arena, Event, PlayFailure, RunOptions};
-use arbiter_tournament::store::{MatchRow, MatchState, Store, Tournament, now_ms};
 use arbiter_tournament::{Format, compliance, standings};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -526,7 +527,7 @@ fn replays_dir(given: Option<&Path>, store: &Store, db: &str, id: i64) -> Result
 }
 
 /// The players of a folder and those added with `--add`, each id once.
-fn gather_players<G: Robots>(dir: Option<&Path>, add: &[String]) -> Result<Vec<Player>> {
+fn gather_players<G: Robots>(dir: Option<&Path>, add: &[String]) -> Result<Vec<Contestant>> {
     let mut players = match dir {
         Some(dir) => players::discover(dir)?,
         None => Vec::new(),
@@ -545,7 +546,7 @@ fn gather_players<G: Robots>(dir: Option<&Path>, add: &[String]) -> Result<Vec<P
                             .join(", ")
                     );
                 }
-                Player::builtin(robot)
+                Contestant::builtin(robot)
             }
             None => {
                 let path = Path::new(name);
@@ -581,7 +582,7 @@ fn tournament(store: &Store, id: Option<i64>) -> Result<Tournament> {
     Ok(store.tournament(id)?)
 }
 
-fn table(store: &Store, t: &Tournament) -> Result<(standings::Table, Vec<Player>)> {
+fn table(store: &Store, t: &Tournament) -> Result<(standings::Table, Vec<Contestant>)> {
     let players = store.players(t.id)?;
     let matches = store.matches(t.id)?;
     let byes = store.byes(t.id)?;
@@ -591,8 +592,8 @@ fn table(store: &Store, t: &Tournament) -> Result<(standings::Table, Vec<Player>
     ))
 }
 
-fn print_excluded(players: &[Player]) {
-    let out: Vec<&Player> = players.iter().filter(|p| !p.status.plays()).collect();
+fn print_excluded(players: &[Contestant]) {
+    let out: Vec<&Contestant> = players.iter().filter(|p| !p.status.plays()).collect();
     if out.is_empty() {
         return;
     }

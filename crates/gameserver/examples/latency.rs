@@ -14,7 +14,7 @@ use arbiter_games::labyrinth::Labyrinth;
 use arbiter_games::{ClientEvent, Wire, WireClient};
 use arbiter_gameserver::{Accounts, GameSetup, Latencies, ServerConfig, percentile};
 use arbiter_robots::Robots;
-use arbiter_tournament::lobby::LobbyStore;
+use arbiter_store::GameServerStore;
 
 fn client(addr: std::net::SocketAddr, team: String) {
     let stream = TcpStream::connect(addr).unwrap();
@@ -86,7 +86,7 @@ fn session(clients: usize) {
     let summary = runtime.block_on(async {
         listener.set_nonblocking(true).unwrap();
         let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-        let store = LobbyStore::open(db.to_str().unwrap(), "labyrinth")
+        let store = GameServerStore::open(db.to_str().unwrap(), "labyrinth")
             .await
             .unwrap();
         arbiter_gameserver::serve(

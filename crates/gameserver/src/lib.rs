@@ -31,7 +31,7 @@ pub enum LobbyError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Store(#[from] arbiter_tournament::TournamentError),
+    Store(#[from] arbiter_store::StoreError),
     #[error("{0}")]
     Internal(String),
 }
@@ -86,7 +86,7 @@ pub fn run<G: LobbyGame>(
             .map_err(io("setting up the listener"))?;
         let listener =
             tokio::net::TcpListener::from_std(listener).map_err(io("setting up the listener"))?;
-        let store = arbiter_tournament::lobby::LobbyStore::open(db, G::NAME).await?;
+        let store = arbiter_store::GameServerStore::open(db, G::NAME).await?;
         if config.replays.is_none()
             && let Some(dir) = store.file().and_then(|f| f.parent())
         {
@@ -95,7 +95,7 @@ pub fn run<G: LobbyGame>(
         tokio::select! {
             summary = serve(listener, accounts, store, config, factory, latencies) => summary,
             _ = tokio::signal::ctrl_c() => {
-                let store = arbiter_tournament::lobby::LobbyStore::open(db, G::NAME).await?;
+                let store = arbiter_store::GameServerStore::open(db, G::NAME).await?;
                 Ok(Summary { games: 0, standings: standings(&store.totals().await?) })
             }
         }
@@ -112,7 +112,7 @@ pub fn stored_standings(db: &str, game: &str) -> Result<Vec<(String, f64, f64)>,
             source,
         })?;
     runtime.block_on(async {
-        let store = arbiter_tournament::lobby::LobbyStore::open(db, game).await?;
+        let store = arbiter_store::GameServerStore::open(db, game).await?;
         Ok(standings(&store.totals().await?))
     })
 }

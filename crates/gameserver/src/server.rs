@@ -11,7 +11,7 @@ use arbiter_games::{TimeControl, Wire};
 use arbiter_referee::{BuiltinSeat, MatchConfig, Seat, run_match};
 use arbiter_replay::ReplayWriter;
 use arbiter_robots::Robots;
-use arbiter_tournament::lobby::{GameRecord, LobbyStore, Mode, Totals};
+use arbiter_store::{GameRecord, GameServerStore, SessionMode, Totals};
 use tokio::io::BufReader;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
@@ -63,7 +63,7 @@ pub struct GameSetup {
     pub id: i64,
     /// 1 to 5.
     pub level: u32,
-    pub mode: Mode,
+    pub mode: SessionMode,
     /// Seats, robots included.
     pub players: usize,
 }
@@ -101,8 +101,12 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    fn mode(&self) -> Mode {
-        if self.live { Mode::Live } else { Mode::Test }
+    fn mode(&self) -> SessionMode {
+        if self.live {
+            SessionMode::Live
+        } else {
+            SessionMode::Test
+        }
     }
 }
 
@@ -134,7 +138,7 @@ struct Lobby {
 struct Shared<G> {
     config: ServerConfig,
     accounts: Arc<LiveAccounts>,
-    store: LobbyStore,
+    store: GameServerStore,
     factory: Factory<G>,
     latencies: Arc<Latencies>,
     writers: conn::Writers,
@@ -177,7 +181,7 @@ fn seconds_until(at: Instant) -> u64 {
 pub async fn serve<G: LobbyGame>(
     listener: TcpListener,
     accounts: Accounts,
-    store: LobbyStore,
+    store: GameServerStore,
     config: ServerConfig,
     factory: Factory<G>,
     latencies: Arc<Latencies>,
@@ -643,8 +647,8 @@ async fn play_table<G: LobbyGame>(
         for (s, name) in names.iter().enumerate().take(humans) {
             let t = lobby.totals.entry(name.clone()).or_default();
             match setup.mode {
-                Mode::Test => t.test += points[s],
-                Mode::Live => t.live += points[s],
+                SessionMode::Test => t.test += points[s],
+                SessionMode::Live => t.live += points[s],
             }
         }
     }

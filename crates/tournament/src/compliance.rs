@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::players::{Player, Status};
+use crate::players::{self, Contestant, Status};
 use crate::pool::{Arena, PlayFailure};
 use crate::replays;
 
@@ -15,7 +15,7 @@ use crate::replays;
 /// `replays` as `check-ID.jsonl.gz`, for the bot's author.
 pub fn check_players(
     arena: &dyn Arena,
-    players: &mut [Player],
+    players: &mut [Contestant],
     jobs: usize,
     replays: &Path,
     keep_failing: bool,
@@ -25,7 +25,7 @@ pub fn check_players(
         .collect();
     let verdicts: Mutex<Vec<(usize, Result<(), String>)>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
-    let shared: &[Player] = players;
+    let shared: &[Contestant] = players;
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1).min(todo.len()) {
             scope.spawn(|| {
@@ -51,8 +51,8 @@ pub fn check_players(
     }
 }
 
-fn check_one(arena: &dyn Arena, player: &Player, replays: &Path) -> Result<(), String> {
-    let spec = player.spec().map_err(|e| e.to_string())?;
+fn check_one(arena: &dyn Arena, player: &Contestant, replays: &Path) -> Result<(), String> {
+    let spec = players::seat_spec(player).map_err(|e| e.to_string())?;
     let file = replays.join(format!("check-{}.jsonl.gz", file_safe(&player.id)));
     match arena.check(&spec, &file) {
         Ok(_) => replays::first_turn(&file, 0).map_err(|e| format!("could not be checked: {e}"))?,

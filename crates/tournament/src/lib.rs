@@ -4,7 +4,8 @@
 //! - [`players`]: who takes part (player folders with `info.txt`, built-in robots).
 //! - [`schedule`], [`swiss`], [`matching`], [`plan`]: who plays whom, in which seat, with which
 //!   seed — round-robin, gauntlet, groups, Swiss.
-//! - [`store`]: tournaments, players, matches and ratings in SQLite or PostgreSQL.
+//! - the store (crate `arbiter-store`): tournaments, players, matches and ratings in SQLite or
+//!   PostgreSQL.
 //! - [`pool`]: plays the queued matches `jobs` at a time and commits each result.
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
@@ -13,7 +14,6 @@
 //! works for every game the referee can play.
 
 pub mod compliance;
-pub mod lobby;
 pub mod matching;
 pub mod plan;
 pub mod players;
@@ -22,16 +22,14 @@ pub mod ratings;
 pub mod replays;
 pub mod schedule;
 pub mod standings;
-pub mod store;
 pub mod swiss;
 
 use std::io;
 use std::path::PathBuf;
 
-pub use players::{Player, Status};
+pub use players::{Contestant, Status};
 pub use pool::{Arena, Event, PlayFailure, RunOptions, RunSummary};
 pub use schedule::Format;
-pub use store::{MatchRow, MatchState, Store, Tournament};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TournamentError {
@@ -41,19 +39,8 @@ pub enum TournamentError {
     Player { id: String, message: String },
     #[error("{0}")]
     Schedule(String),
-    #[error("cannot open the store {target}: {source}")]
-    Open { target: String, source: sqlx::Error },
-    #[error("cannot bring the store {target} up to date: {source}")]
-    Migrate {
-        target: String,
-        source: sqlx::migrate::MigrateError,
-    },
-    #[error("store: {0}")]
-    Store(#[from] sqlx::Error),
-    #[error("the store holds something unexpected ({0}): was it written by a newer Arbiter?")]
-    Corrupt(String),
-    #[error("there is no tournament {0} in the store")]
-    NoTournament(i64),
+    #[error(transparent)]
+    Store(#[from] arbiter_store::StoreError),
     #[error("{what}: {source}")]
     Io { what: String, source: io::Error },
 }

@@ -4,15 +4,16 @@
 use std::collections::HashMap;
 
 use crate::TournamentError;
-use crate::players::Player;
+use crate::players::Contestant;
 use crate::schedule::{Format, Pairing, match_seed, round_rng, schedule};
 use crate::standings::BYE_POINTS;
-use crate::store::{MatchRow, MatchState, NewMatch, Store, Tournament};
 use crate::swiss::{Record, pair_round};
+use arbiter_store::blocking::Store;
+use arbiter_store::{MatchRow, MatchState, NewMatch, Tournament};
 
 /// The players who play, in the order schedules index them (by id).
-pub fn playing(players: &[Player]) -> Vec<&Player> {
-    let mut out: Vec<&Player> = players.iter().filter(|p| p.status.plays()).collect();
+pub fn playing(players: &[Contestant]) -> Vec<&Contestant> {
+    let mut out: Vec<&Contestant> = players.iter().filter(|p| p.status.plays()).collect();
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
 }
@@ -23,7 +24,7 @@ pub type Bye = Option<(u32, String)>;
 /// The first matches of a new tournament: all of them, or Swiss's first round and its bye.
 pub fn initial_matches(
     t: &Tournament,
-    players: &[Player],
+    players: &[Contestant],
     challenger: Option<&str>,
 ) -> Result<(Vec<NewMatch>, Bye), TournamentError> {
     let playing = playing(players);
@@ -62,7 +63,7 @@ pub fn initial_matches(
 
 fn numbered(
     seed: u64,
-    playing: &[&Player],
+    playing: &[&Contestant],
     first_id: i64,
     pairings: Vec<Pairing>,
 ) -> Vec<NewMatch> {
@@ -86,7 +87,7 @@ fn numbered(
 pub fn next_swiss_round(
     store: &Store,
     t: &Tournament,
-    players: &[Player],
+    players: &[Contestant],
     matches: &[MatchRow],
 ) -> Result<Option<u32>, TournamentError> {
     if t.format != Format::Swiss {
@@ -135,7 +136,7 @@ pub fn swiss_round_size(players: usize) -> usize {
 
 fn swiss_round(
     t: &Tournament,
-    playing: &[&Player],
+    playing: &[&Contestant],
     matches: &[MatchRow],
     byes: &[(u32, String)],
     round: u32,

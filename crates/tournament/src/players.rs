@@ -1,107 +1,39 @@
 //! Who takes part: the player folders of a directory and the built-in robots added by name.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use arbiter_referee::{INFO_TXT, SeatSpec, split_command};
-use serde::{Deserialize, Serialize};
+pub use arbiter_store::{Contestant, Status};
 
 use crate::TournamentError;
 
-/// One entrant of a tournament.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Player {
-    /// The folder's name (the Polish judge's student number), or `builtin:NAME`.
-    pub id: String,
-    pub alias: String,
-    pub full_name: String,
-    /// The command line of a program, run inside `folder`; `None` for a robot.
-    pub command: Option<String>,
-    pub folder: Option<PathBuf>,
-    pub status: Status,
-    /// Why the player is not `ok`.
-    pub reason: Option<String>,
-}
-
-/// Whether a player plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Passed the compliance check (or is a robot): plays.
-    Ok,
-    /// Failed the compliance check but plays, as `--keep-failing` asked.
-    Kept,
-    /// Failed the compliance check: does not play.
-    Failing,
-    /// A folder that is not a valid player folder: does not play.
-    Invalid,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Kept => "kept",
-            Status::Failing => "failing",
-            Status::Invalid => "invalid",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Status> {
-        [Status::Ok, Status::Kept, Status::Failing, Status::Invalid]
-            .into_iter()
-            .find(|s| s.as_str() == text)
-    }
-
-    pub fn plays(self) -> bool {
-        matches!(self, Status::Ok | Status::Kept)
-    }
-}
-
-impl Player {
-    pub fn builtin(name: &str) -> Player {
-        Player {
-            id: format!("builtin:{name}"),
-            alias: name.to_owned(),
-            full_name: format!("built-in robot {name}"),
-            command: None,
-            folder: None,
-            status: Status::Ok,
-            reason: None,
-        }
-    }
-
-    /// How the referee opens this player's seat.
-    pub fn spec(&self) -> Result<SeatSpec, TournamentError> {
-        match (&self.command, &self.folder) {
-            (Some(command), Some(dir)) => Ok(SeatSpec::Folder {
-                dir: dir.clone(),
-                alias: self.alias.clone(),
-                full_name: self.full_name.clone(),
-                command: command.clone(),
-                argv: split_command(command).map_err(|e| TournamentError::Player {
-                    id: self.id.clone(),
-                    message: e.to_string(),
-                })?,
+/// How the referee opens a contestant's seat.
+pub fn seat_spec(player: &Contestant) -> Result<SeatSpec, TournamentError> {
+    match (&player.command, &player.folder) {
+        (Some(command), Some(dir)) => Ok(SeatSpec::Folder {
+            dir: dir.clone(),
+            alias: player.alias.clone(),
+            full_name: player.full_name.clone(),
+            command: command.clone(),
+            argv: split_command(command).map_err(|e| TournamentError::Player {
+                id: player.id.clone(),
+                message: e.to_string(),
+            })?,
+        }),
+        _ => match player.id.strip_prefix("builtin:") {
+            Some(name) => Ok(SeatSpec::Builtin { name: name.into() }),
+            None => Err(TournamentError::Player {
+                id: player.id.clone(),
+                message: "neither a robot nor a folder with a command".into(),
             }),
-            _ => match self.id.strip_prefix("builtin:") {
-                Some(name) => Ok(SeatSpec::Builtin { name: name.into() }),
-                None => Err(TournamentError::Player {
-                    id: self.id.clone(),
-                    message: "neither a robot nor a folder with a command".into(),
-                }),
-            },
-        }
-    }
-
-    pub fn is_process(&self) -> bool {
-        self.command.is_some()
+        },
     }
 }
 
 /// Every sub-folder of `dir` that holds an `info.txt` or looks like it should: valid folders
 /// become players with status `ok` (to be checked), the others players with status `invalid`
 /// and the reason. Hidden folders and plain files are ignored. Sorted by id.
-pub fn discover(dir: &Path) -> Result<Vec<Player>, TournamentError> {
+pub fn discover(dir: &Path) -> Result<Vec<Contestant>, TournamentError> {
     let entries = std::fs::read_dir(dir).map_err(|source| TournamentError::PlayersDir {
         dir: dir.to_owned(),
         source,
@@ -126,10 +58,10 @@ pub fn discover(dir: &Path) -> Result<Vec<Player>, TournamentError> {
 }
 
 /// The player of one folder, `invalid` with the reason if it is not a good player folder.
-pub fn discover_one(id: &str, folder: &Path) -> Player {
+pub fn discover_one(id: &str, folder: &Path) -> Contestant {
     let folder = &std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned());
     let id = id.to_owned();
-    let invalid = |reason: String| Player {
+    let invalid = |reason: String| Contestant {
         alias: id.clone(),
         full_name: String::new(),
         command: None,
@@ -147,7 +79,7 @@ pub fn discover_one(id: &str, folder: &Path) -> Player {
             full_name,
             command,
             ..
-        }) => Player {
+        }) => Contestant {
             id: id.clone(),
             alias,
             full_name,
@@ -163,7 +95,7 @@ pub fn discover_one(id: &str, folder: &Path) -> Player {
 
 /// Finds a player by id, alias, folder path or `builtin:NAME`, as a user names one on the
 /// command line (`--challenger players/newbot`).
-pub fn find<'a>(players: &'a [Player], name: &str) -> Option<&'a Player> {
+pub fn find<'a>(players: &'a [Contestant], name: &str) -> Option<&'a Contestant> {
     let trimmed = name.trim_end_matches('/');
     let last = Path::new(trimmed)
         .file_name()
@@ -182,7 +114,7 @@ pub fn find<'a>(players: &'a [Player], name: &str) -> Option<&'a Player> {
 mod tests {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
+    fn temp_dir(name: &str) -> std::path::PathBuf {
         let dir =
             std::env::temp_dir().join(format!("arbiter-players-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -218,7 +150,7 @@ mod tests {
         assert!(players[0].reason.as_ref().unwrap().contains("found 1"));
         assert!(players[2].reason.as_ref().unwrap().contains("no info.txt"));
         assert!(matches!(
-            players[1].spec().unwrap(),
+            seat_spec(&players[1]).unwrap(),
             SeatSpec::Folder { .. }
         ));
         assert_eq!(find(&players, "players/123456/").unwrap().id, "123456");
@@ -228,10 +160,10 @@ mod tests {
 
     #[test]
     fn robots_are_players_too() {
-        let robot = Player::builtin("runner");
+        let robot = Contestant::builtin("runner");
         assert_eq!(robot.id, "builtin:runner");
         assert_eq!(
-            robot.spec().unwrap(),
+            seat_spec(&robot).unwrap(),
             SeatSpec::Builtin {
                 name: "runner".into()
             }

@@ -10,11 +10,12 @@ use std::sync::mpsc;
 use arbiter_referee::{MatchReport, SeatSpec};
 
 use crate::plan::{next_swiss_round, playing, swiss_round_size};
-use crate::players::Player;
+use crate::players::{self, Contestant};
 use crate::schedule::Format;
 use crate::standings::{compute, rating_rows};
-use crate::store::{MatchResult, MatchRow, MatchState, RatingRow, SeatFaults, Store, Tournament};
 use crate::{TournamentError, replays};
+use arbiter_store::blocking::Store;
+use arbiter_store::{MatchRow, MatchState, RatingRow, SeatFaults, StoredResult, Tournament};
 
 /// What plays the matches of a tournament: the command line implements it for each game.
 pub trait Arena: Sync {
@@ -104,7 +105,7 @@ pub fn run(
     let players = store.players(t.id)?;
     let specs: HashMap<String, SeatSpec> = playing(&players)
         .into_iter()
-        .map(|p| Ok((p.id.clone(), p.spec()?)))
+        .map(|p| Ok((p.id.clone(), players::seat_spec(p)?)))
         .collect::<Result<_, TournamentError>>()?;
     std::fs::create_dir_all(&options.replays).map_err(|source| TournamentError::Io {
         what: format!("creating the replays folder {}", options.replays.display()),
@@ -222,7 +223,7 @@ pub fn run(
 struct Coordinator<'a> {
     store: &'a Store,
     t: &'a Tournament,
-    players: &'a [Player],
+    players: &'a [Contestant],
     specs: HashMap<String, SeatSpec>,
     options: &'a RunOptions,
     rows: BTreeMap<i64, MatchRow>,
@@ -376,7 +377,7 @@ impl Coordinator<'_> {
     }
 }
 
-fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> MatchResult {
+fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> StoredResult {
     let report = &played.report;
     let faults = report
         .bots
@@ -392,7 +393,7 @@ fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> MatchResult {
             note: None,
         })
         .collect();
-    MatchResult {
+    StoredResult {
         scores: report.outcome.scores.clone(),
         placement: report.outcome.placement.clone(),
         reason: report.outcome.reason.to_owned(),
@@ -406,10 +407,10 @@ fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> MatchResult {
 
 /// A match whose seat `seat` could not be started: that player is last with nothing, the others
 /// share first place, as when a bot forfeits.
-fn forfeit(row: &MatchRow, seat: usize, reason: String) -> MatchResult {
+fn forfeit(row: &MatchRow, seat: usize, reason: String) -> StoredResult {
     let n = row.seats.len();
     let share = 1.0 / (n - 1).max(1) as f64;
-    MatchResult {
+    StoredResult {
         scores: (0..n)
             .map(|s| if s == seat { 0.0 } else { share })
             .collect(),
@@ -443,9 +444,9 @@ mod tests {
     use arbiter_robots::Robots;
 
     use super::*;
-    use crate::players::Player;
+    use crate::players::Contestant;
     use crate::schedule::match_seed;
-    use crate::store::{NewMatch, now_ms};
+    use arbiter_store::{NewMatch, now_ms};
 
     /// Plays real 5×5 Quoridor between robots, but fails as told: by match seed, the failures
     /// to return before playing.
@@ -498,7 +499,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("arbiter-pool-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let store = Store::open(dir.join("t.db").to_str().unwrap()).unwrap();
-        let players = vec![Player::builtin("runner"), Player::builtin("blocker")];
+        let players = vec![
+            Contestant::builtin("runner"),
+            Contestant::builtin("blocker"),
+        ];
         let seed = 5;
         let t = Tournament {
             id: 1,

@@ -5,48 +5,12 @@
 //! matches, each a seat order. Everything random comes from the tournament seed, so the same
 //! seed gives the same schedule and the same match seeds.
 
+pub use arbiter_store::Format;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use crate::TournamentError;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Every ordered pair once per round (every seat rotation of every group of k for k-player
-    /// games).
-    RoundRobin,
-    /// One challenger against every other player, in both seat orders.
-    Gauntlet,
-    /// Rounds paired by score, never repeating a pairing while another is possible.
-    Swiss,
-    /// Random groups of k each round, every group playing every seat rotation.
-    Groups,
-}
-
-impl Format {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::RoundRobin => "round-robin",
-            Format::Gauntlet => "gauntlet",
-            Format::Swiss => "swiss",
-            Format::Groups => "groups",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Format> {
-        [
-            Format::RoundRobin,
-            Format::Gauntlet,
-            Format::Swiss,
-            Format::Groups,
-        ]
-        .into_iter()
-        .find(|f| f.as_str() == text)
-    }
-}
 
 /// One match of a schedule: its round (from 1) and its players, by index, in seat order.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,11 +6,11 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::players::Player;
+use crate::players::Contestant;
 use crate::ratings::{
     Duel, conservative, elo_error95, elo_ratings, likelihood_of_superiority, weng_lin_ratings,
 };
-use crate::store::{MatchRow, MatchState, RatingRow};
+use arbiter_store::{MatchRow, MatchState, RatingRow};
 
 /// Points a bye is worth in a Swiss tournament: a pairing's full score (two games, one point
 /// each), as a Swiss system gives the player left over a won round.
@@ -76,12 +76,12 @@ struct Tally {
 /// Computes the table from the matches that are done (in id order, so ratings do not depend on
 /// which of parallel matches finished first), counting only players that `plays()`.
 pub fn compute(
-    players: &[Player],
+    players: &[Contestant],
     matches: &[MatchRow],
     byes: &[(u32, String)],
     per_match: usize,
 ) -> Table {
-    let ranked: Vec<&Player> = players.iter().filter(|p| p.status.plays()).collect();
+    let ranked: Vec<&Contestant> = players.iter().filter(|p| p.status.plays()).collect();
     let index: HashMap<&str, usize> = ranked
         .iter()
         .enumerate()
@@ -464,10 +464,10 @@ pub fn cross_table(table: &Table) -> String {
 mod tests {
     use super::*;
     use crate::players::Status;
-    use crate::store::{MatchResult, SeatFaults};
+    use arbiter_store::{SeatFaults, StoredResult};
 
-    fn player(id: &str) -> Player {
-        Player {
+    fn player(id: &str) -> Contestant {
+        Contestant {
             id: id.into(),
             alias: id.to_uppercase(),
             full_name: String::new(),
@@ -490,7 +490,7 @@ mod tests {
             state: MatchState::Done,
             seed: 0,
             attempts: 0,
-            result: Some(MatchResult {
+            result: Some(StoredResult {
                 scores: scores.to_vec(),
                 placement,
                 reason: "goal".into(),

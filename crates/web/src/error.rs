@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use arbiter_replay::ReplayError;
-use arbiter_tournament::TournamentError;
+use arbiter_store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -80,10 +80,10 @@ impl From<ReplayError> for AppError {
     }
 }
 
-impl From<TournamentError> for AppError {
-    fn from(error: TournamentError) -> AppError {
+impl From<StoreError> for AppError {
+    fn from(error: StoreError) -> AppError {
         match error {
-            TournamentError::NoTournament(id) => {
+            StoreError::NoTournament(id) => {
                 AppError::NotFound(format!("there is no tournament {id}"))
             }
             other => AppError::Internal(other.to_string()),

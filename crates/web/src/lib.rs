@@ -1,8 +1,8 @@
 //! Arbiter's HTTP server: the replay viewer, the tournament pages, live matches, and the JSON
 //! API they are built on.
 //!
-//! [`app`] is the whole server as an axum `Router`, so tests call it without a socket; [`serve`]
-//! runs it on an address. The pages are static files from `viewer/`, embedded in the binary;
+//! [`app`] is the whole server as an axum `Router`, so tests call it without a socket; a
+//! [`Server`] runs it on an address. The pages are static files from `viewer/`, embedded in the binary;
 //! everything they show comes from `/api/`:
 //!
 //! | route | answer |
@@ -34,10 +34,10 @@ mod tournaments;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use arbiter_tournament::Store;
+use arbiter_store::{StoreError, TournamentStore};
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -62,43 +62,26 @@ pub struct AppState(Arc<Inner>);
 
 struct Inner {
     replays: ReplayFiles,
-    store: Option<Mutex<Store>>,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        // The store owns a runtime, which may not be dropped on an async thread (where the
-        // last handle to the state usually goes); a plain thread may.
-        if let Some(store) = self.store.take() {
-            let _ = std::thread::spawn(move || drop(store)).join();
-        }
-    }
+    store: Option<TournamentStore>,
 }
 
 impl AppState {
-    pub fn new(replays: ReplaySource, store: Option<Store>) -> AppState {
+    /// The state of a server showing `replays` and, if given, the tournaments of `store` (opened
+    /// on the runtime that serves, as its connection belongs to that runtime).
+    pub fn new(replays: ReplaySource, store: Option<TournamentStore>) -> AppState {
         AppState(Arc::new(Inner {
             replays: ReplayFiles::new(replays),
-            store: store.map(Mutex::new),
+            store,
         }))
     }
 
-    /// Runs `f` on the store, on a blocking thread.
-    async fn with_store<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&Store) -> AppResult<T> + Send + 'static,
-    ) -> AppResult<T> {
-        let state = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let store = state.0.store.as_ref().ok_or_else(|| {
-                AppError::NotFound(
-                    "this server has no tournament store (start it with --db)".to_owned(),
-                )
-            })?;
-            let store = store.lock().unwrap_or_else(|e| e.into_inner());
-            f(&store)
+    /// The tournament store, or why there is none.
+    fn store(&self) -> AppResult<&TournamentStore> {
+        self.0.store.as_ref().ok_or_else(|| {
+            AppError::NotFound(
+                "this server has no tournament store (start it with --db)".to_owned(),
+            )
         })
-        .await?
     }
 }
 
@@ -130,25 +113,45 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves [`app`] on `addr` until the process ends; `ready` is told the address bound (the
-/// port chosen, for port 0).
-pub fn serve(
-    addr: SocketAddr,
-    state: AppState,
-    ready: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let result = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        ready(listener.local_addr()?);
-        axum::serve(listener, app(state)).await
-    });
-    // Followers of live replays may still be polling on blocking threads: do not wait for them.
-    runtime.shutdown_background();
-    result
+/// The runtime the server lives on: the store is opened on it first (see [`AppState::new`]),
+/// then [`app`] served.
+pub struct Server {
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Server {
+    /// Starts the runtime.
+    pub fn new() -> std::io::Result<Server> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        Ok(Server { runtime })
+    }
+
+    /// Opens the tournament store at `target` (as [`TournamentStore::open`]) on this runtime.
+    pub fn open_store(&self, target: &str) -> Result<TournamentStore, StoreError> {
+        self.runtime.block_on(TournamentStore::open(target))
+    }
+
+    /// Serves [`app`] on `addr` until the process ends; `ready` is told the address bound (the
+    /// port chosen, for port 0).
+    pub fn serve(
+        self,
+        addr: SocketAddr,
+        state: AppState,
+        ready: impl FnOnce(SocketAddr),
+    ) -> std::io::Result<()> {
+        let result = self.runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            ready(listener.local_addr()?);
+            axum::serve(listener, app(state)).await
+        });
+        // Followers of live replays may still be polling on blocking threads: do not wait for
+        // them.
+        self.runtime.shutdown_background();
+        result
+    }
 }
 
 async fn info(State(state): State<AppState>) -> Json<Value> {
@@ -223,8 +226,8 @@ async fn replay_stream(
 
 async fn live(State(state): State<AppState>) -> AppResult<Json<Value>> {
     let mut out = Vec::new();
-    if state.0.store.is_some() {
-        for m in state.with_store(tournaments::running).await? {
+    if let Some(store) = &state.0.store {
+        for m in tournaments::running(store).await? {
             out.push(json!({"kind": "match", "match": m}));
         }
     }
@@ -254,54 +257,38 @@ fn is_tournament_match(id: &str) -> bool {
 }
 
 async fn tournament_list(State(state): State<AppState>) -> AppResult<Json<Value>> {
-    if state.0.store.is_none() {
-        return Ok(Json(json!([])));
+    match &state.0.store {
+        Some(store) => Ok(Json(tournaments::list(store).await?)),
+        None => Ok(Json(json!([]))),
     }
-    Ok(Json(state.with_store(tournaments::list).await?))
 }
 
 async fn tournament(
     State(state): State<AppState>,
     ApiPath(t): ApiPath<i64>,
 ) -> AppResult<Json<Value>> {
-    Ok(Json(
-        state
-            .with_store(move |s| tournaments::overview(s, t))
-            .await?,
-    ))
+    Ok(Json(tournaments::overview(state.store()?, t).await?))
 }
 
 async fn standings(
     State(state): State<AppState>,
     ApiPath(t): ApiPath<i64>,
 ) -> AppResult<Json<Value>> {
-    Ok(Json(
-        state
-            .with_store(move |s| tournaments::standings(s, t))
-            .await?,
-    ))
+    Ok(Json(tournaments::standings(state.store()?, t).await?))
 }
 
 async fn players(
     State(state): State<AppState>,
     ApiPath(t): ApiPath<i64>,
 ) -> AppResult<Json<Value>> {
-    Ok(Json(
-        state
-            .with_store(move |s| tournaments::players(s, t))
-            .await?,
-    ))
+    Ok(Json(tournaments::players(state.store()?, t).await?))
 }
 
 async fn player(
     State(state): State<AppState>,
     ApiPath((t, p)): ApiPath<(i64, String)>,
 ) -> AppResult<Json<Value>> {
-    Ok(Json(
-        state
-            .with_store(move |s| tournaments::player(s, t, &p))
-            .await?,
-    ))
+    Ok(Json(tournaments::player(state.store()?, t, p).await?))
 }
 
 async fn matches(
@@ -310,9 +297,7 @@ async fn matches(
     ApiQuery(filter): ApiQuery<MatchFilter>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(
-        state
-            .with_store(move |s| tournaments::matches(s, t, &filter))
-            .await?,
+        tournaments::matches(state.store()?, t, &filter).await?,
     ))
 }
 
@@ -320,20 +305,14 @@ async fn one_match(
     State(state): State<AppState>,
     ApiPath((t, m)): ApiPath<(i64, i64)>,
 ) -> AppResult<Json<Value>> {
-    Ok(Json(
-        state
-            .with_store(move |s| tournaments::one_match(s, t, m))
-            .await?,
-    ))
+    Ok(Json(tournaments::one_match(state.store()?, t, m).await?))
 }
 
 async fn match_replay(
     State(state): State<AppState>,
     ApiPath((t, m)): ApiPath<(i64, i64)>,
 ) -> AppResult<Response> {
-    let path = state
-        .with_store(move |s| tournaments::match_replay(s, t, m))
-        .await?;
+    let path = tournaments::match_replay(state.store()?, t, m).await?;
     replay_response(path).await
 }
 
@@ -343,9 +322,7 @@ async fn match_replay_stream(
     ApiQuery(query): ApiQuery<ReplayQuery>,
     headers: HeaderMap,
 ) -> AppResult<Response> {
-    let path = state
-        .with_store(move |s| tournaments::match_replay(s, t, m))
-        .await?;
+    let path = tournaments::match_replay(state.store()?, t, m).await?;
     Ok(live::follow(path, resume_from(&headers, query.from)).into_response())
 }
 
@@ -353,9 +330,5 @@ async fn ratings(
     State(state): State<AppState>,
     ApiPath(t): ApiPath<i64>,
 ) -> AppResult<Json<Value>> {
-    Ok(Json(
-        state
-            .with_store(move |s| tournaments::ratings(s, t))
-            .await?,
-    ))
+    Ok(Json(tournaments::ratings(state.store()?, t).await?))
 }

@@ -1,14 +1,13 @@
 //! What the tournament pages show, read from the store and the replays, as JSON values.
 //!
-//! The store blocks (it runs its own small runtime), so these are plain functions that the
-//! handlers call on a blocking thread.
+//! The store is async and so are these; only reading replay files (a player's faults and
+//! slowest answers) goes to a blocking thread.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use arbiter_tournament::players::Player;
+use arbiter_store::{Contestant, MatchRow, MatchState, StoreError, Tournament, TournamentStore};
 use arbiter_tournament::standings::{self, Table};
-use arbiter_tournament::store::{MatchRow, MatchState, Store, Tournament};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -32,7 +31,7 @@ fn tournament_json(t: &Tournament) -> Value {
     })
 }
 
-fn player_json(p: &Player) -> Value {
+fn player_json(p: &Contestant) -> Value {
     json!({
         "id": p.id,
         "alias": p.alias,
@@ -55,21 +54,22 @@ fn counts(matches: &[MatchRow]) -> Value {
 }
 
 /// Every tournament of the store, the newest first.
-pub fn list(store: &Store) -> AppResult<Value> {
-    let latest = store.latest()?.unwrap_or(0);
+pub async fn list(store: &TournamentStore) -> AppResult<Value> {
+    let latest = store.latest().await?.unwrap_or(0);
     let mut out = Vec::new();
     // Tournament ids are given in order from 1, so the newest id bounds them all.
     for id in (1..=latest).rev() {
-        let t = match store.tournament(id) {
+        let t = match store.tournament(id).await {
             Ok(t) => t,
-            Err(arbiter_tournament::TournamentError::NoTournament(_)) => continue,
+            Err(StoreError::NoTournament(_)) => continue,
             Err(e) => return Err(e.into()),
         };
-        let matches = store.matches(id)?;
+        let matches = store.matches(id).await?;
         let mut value = tournament_json(&t);
         value["players"] = json!(
             store
-                .players(id)?
+                .players(id)
+                .await?
                 .iter()
                 .filter(|p| p.status.plays())
                 .count()
@@ -80,18 +80,21 @@ pub fn list(store: &Store) -> AppResult<Value> {
     Ok(Value::Array(out))
 }
 
-fn table(store: &Store, t: &Tournament) -> AppResult<(Table, Vec<Player>, Vec<MatchRow>)> {
-    let players = store.players(t.id)?;
-    let matches = store.matches(t.id)?;
-    let byes = store.byes(t.id)?;
+async fn table(
+    store: &TournamentStore,
+    t: &Tournament,
+) -> AppResult<(Table, Vec<Contestant>, Vec<MatchRow>)> {
+    let players = store.players(t.id).await?;
+    let matches = store.matches(t.id).await?;
+    let byes = store.byes(t.id).await?;
     let table = standings::compute(&players, &matches, &byes, t.players_per_match);
     Ok((table, players, matches))
 }
 
 /// A tournament with its standings (and cross-table), players and match counts.
-pub fn overview(store: &Store, id: i64) -> AppResult<Value> {
-    let t = store.tournament(id)?;
-    let (table, players, matches) = table(store, &t)?;
+pub async fn overview(store: &TournamentStore, id: i64) -> AppResult<Value> {
+    let t = store.tournament(id).await?;
+    let (table, players, matches) = table(store, &t).await?;
     let mut value = tournament_json(&t);
     value["matches"] = counts(&matches);
     value["players"] = players.iter().map(player_json).collect();
@@ -116,14 +119,14 @@ fn standings_json(table: &Table) -> Value {
     })
 }
 
-pub fn standings(store: &Store, id: i64) -> AppResult<Value> {
-    let t = store.tournament(id)?;
-    Ok(standings_json(&table(store, &t)?.0))
+pub async fn standings(store: &TournamentStore, id: i64) -> AppResult<Value> {
+    let t = store.tournament(id).await?;
+    Ok(standings_json(&table(store, &t).await?.0))
 }
 
-pub fn players(store: &Store, id: i64) -> AppResult<Value> {
-    store.tournament(id)?;
-    Ok(store.players(id)?.iter().map(player_json).collect())
+pub async fn players(store: &TournamentStore, id: i64) -> AppResult<Value> {
+    store.tournament(id).await?;
+    Ok(store.players(id).await?.iter().map(player_json).collect())
 }
 
 /// Filters of the matches list.
@@ -266,15 +269,15 @@ fn match_json(m: &MatchRow, aliases: &HashMap<&str, &str>) -> Value {
     })
 }
 
-pub fn matches(store: &Store, id: i64, filter: &MatchFilter) -> AppResult<Value> {
+pub async fn matches(store: &TournamentStore, id: i64, filter: &MatchFilter) -> AppResult<Value> {
     filter.check()?;
-    store.tournament(id)?;
-    let players = store.players(id)?;
+    store.tournament(id).await?;
+    let players = store.players(id).await?;
     let aliases: HashMap<&str, &str> = players
         .iter()
         .map(|p| (p.id.as_str(), p.alias.as_str()))
         .collect();
-    let rows = store.matches(id)?;
+    let rows = store.matches(id).await?;
     Ok(rows
         .iter()
         .filter(|m| filter.keeps(m))
@@ -282,20 +285,21 @@ pub fn matches(store: &Store, id: i64, filter: &MatchFilter) -> AppResult<Value>
         .collect())
 }
 
-pub fn one_match(store: &Store, id: i64, match_id: i64) -> AppResult<Value> {
-    store.tournament(id)?;
-    let players = store.players(id)?;
+pub async fn one_match(store: &TournamentStore, id: i64, match_id: i64) -> AppResult<Value> {
+    store.tournament(id).await?;
+    let players = store.players(id).await?;
     let aliases: HashMap<&str, &str> = players
         .iter()
         .map(|p| (p.id.as_str(), p.alias.as_str()))
         .collect();
-    let row = find_match(store, id, match_id)?;
+    let row = find_match(store, id, match_id).await?;
     Ok(match_json(&row, &aliases))
 }
 
-fn find_match(store: &Store, id: i64, match_id: i64) -> AppResult<MatchRow> {
+async fn find_match(store: &TournamentStore, id: i64, match_id: i64) -> AppResult<MatchRow> {
     store
-        .matches(id)?
+        .matches(id)
+        .await?
         .into_iter()
         .find(|m| m.id == match_id)
         .ok_or_else(|| AppError::NotFound(format!("tournament {id} has no match {match_id}")))
@@ -315,9 +319,9 @@ fn replay_file(t: &Tournament, m: &MatchRow) -> Option<PathBuf> {
     Some(PathBuf::from(dir).join(format!("m{:05}.jsonl.gz", m.id)))
 }
 
-pub fn match_replay(store: &Store, id: i64, match_id: i64) -> AppResult<PathBuf> {
-    let t = store.tournament(id)?;
-    let m = find_match(store, id, match_id)?;
+pub async fn match_replay(store: &TournamentStore, id: i64, match_id: i64) -> AppResult<PathBuf> {
+    let t = store.tournament(id).await?;
+    let m = find_match(store, id, match_id).await?;
     replay_file(&t, &m).ok_or_else(|| {
         AppError::NotFound(format!(
             "match {match_id} has no replay ({})",
@@ -328,10 +332,10 @@ pub fn match_replay(store: &Store, id: i64, match_id: i64) -> AppResult<PathBuf>
 
 /// The ratings after each completed round: `[{round, ratings: [{player, rating, error95,
 /// games}]}]`, oldest first.
-pub fn ratings(store: &Store, id: i64) -> AppResult<Value> {
-    store.tournament(id)?;
+pub async fn ratings(store: &TournamentStore, id: i64) -> AppResult<Value> {
+    store.tournament(id).await?;
     let mut rounds: Vec<(u32, Vec<Value>)> = Vec::new();
-    for (round, row) in store.ratings(id)? {
+    for (round, row) in store.ratings(id).await? {
         let entry = json!({
             "player": row.player,
             "rating": row.rating,
@@ -370,9 +374,22 @@ struct SlowMove {
 
 /// A player: its standing, its matches' faults (read from the replays, with the referee's words)
 /// and its slowest answers.
-pub fn player(store: &Store, id: i64, player_id: &str) -> AppResult<Value> {
-    let t = store.tournament(id)?;
-    let (table, players, matches) = table(store, &t)?;
+pub async fn player(store: &TournamentStore, id: i64, player_id: String) -> AppResult<Value> {
+    let t = store.tournament(id).await?;
+    let (table, players, matches) = table(store, &t).await?;
+    // The replays are files, read on a blocking thread.
+    tokio::task::spawn_blocking(move || player_page(&t, &table, &players, &matches, &player_id))
+        .await?
+}
+
+fn player_page(
+    t: &Tournament,
+    table: &Table,
+    players: &[Contestant],
+    matches: &[MatchRow],
+    player_id: &str,
+) -> AppResult<Value> {
+    let id = t.id;
     let p = players.iter().find(|p| p.id == player_id).ok_or_else(|| {
         AppError::NotFound(format!("tournament {id} has no player {player_id:?}"))
     })?;
@@ -380,7 +397,7 @@ pub fn player(store: &Store, id: i64, player_id: &str) -> AppResult<Value> {
     let mut slowest: Vec<SlowMove> = Vec::new();
     let mut unreadable = 0;
     let mut played = 0;
-    for m in &matches {
+    for m in matches {
         let Some(seat) = m.seats.iter().position(|s| s == player_id) else {
             continue;
         };
@@ -401,7 +418,7 @@ pub fn player(store: &Store, id: i64, player_id: &str) -> AppResult<Value> {
                 error: note,
             });
         }
-        let Some(path) = replay_file(&t, m) else {
+        let Some(path) = replay_file(t, m) else {
             continue;
         };
         let Ok(loaded) = replays::load(&path) else {
@@ -449,7 +466,7 @@ pub fn player(store: &Store, id: i64, player_id: &str) -> AppResult<Value> {
             row
         });
     Ok(json!({
-        "tournament": tournament_json(&t),
+        "tournament": tournament_json(t),
         "player": player_json(p),
         "standing": standing,
         "matches_played": played,
@@ -466,22 +483,22 @@ fn keep_slowest(moves: &mut Vec<SlowMove>) {
 }
 
 /// The matches being played now, in every tournament that is not finished.
-pub fn running(store: &Store) -> AppResult<Vec<Value>> {
-    let latest = store.latest()?.unwrap_or(0);
+pub async fn running(store: &TournamentStore) -> AppResult<Vec<Value>> {
+    let latest = store.latest().await?.unwrap_or(0);
     let mut out = Vec::new();
     for id in 1..=latest {
-        let Ok(t) = store.tournament(id) else {
+        let Ok(t) = store.tournament(id).await else {
             continue;
         };
         if t.finished.is_some() {
             continue;
         }
-        let players = store.players(id)?;
+        let players = store.players(id).await?;
         let aliases: HashMap<&str, &str> = players
             .iter()
             .map(|p| (p.id.as_str(), p.alias.as_str()))
             .collect();
-        for m in store.matches(id)? {
+        for m in store.matches(id).await? {
             if m.state == MatchState::Running {
                 let mut value = match_json(&m, &aliases);
                 value["tournament"] = json!(id);

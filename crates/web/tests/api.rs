@@ -6,10 +6,10 @@ use arbiter_replay::{
     BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind, Record, ReplayWriter,
     Tick,
 };
-use arbiter_tournament::Format;
-use arbiter_tournament::players::{Player as Entrant, Status};
-use arbiter_tournament::store::{
-    MatchResult as StoredResult, NewMatch, RatingRow, SeatFaults, Store, Tournament,
+use arbiter_store::blocking::Store;
+use arbiter_store::{
+    Contestant, Format, NewMatch, RatingRow, SeatFaults, Status, StoredResult, Tournament,
+    TournamentStore,
 };
 use arbiter_web::{AppState, ReplaySource, app};
 use axum::body::Body;
@@ -411,8 +411,8 @@ fn without_a_store_the_tournament_routes_say_so() {
     });
 }
 
-fn entrant(id: &str) -> Entrant {
-    Entrant {
+fn contestant(id: &str) -> Contestant {
+    Contestant {
         id: id.into(),
         alias: id.trim_start_matches("builtin:").into(),
         full_name: format!("{id} full name"),
@@ -424,8 +424,9 @@ fn entrant(id: &str) -> Entrant {
 }
 
 /// A store with one tournament of three players: match 1 played (mybot lost with a fault and
-/// a replay), match 2 being played, match 3 queued.
-fn tournament_state(name: &str) -> (PathBuf, AppState) {
+/// a replay), match 2 being played, match 3 queued; written as the tournament runner writes
+/// (blocking), shown as the server shows it (async, on the runtime the test serves on).
+fn tournament_state(name: &str) -> (PathBuf, tokio::runtime::Runtime, AppState) {
     let dir = temp_dir(name);
     let replays = dir.join("replays");
     std::fs::create_dir_all(&replays).unwrap();
@@ -448,9 +449,9 @@ fn tournament_state(name: &str) -> (PathBuf, AppState) {
         finished: None,
     };
     let players = [
-        entrant("mybot"),
-        entrant("builtin:runner"),
-        entrant("builtin:random"),
+        contestant("mybot"),
+        contestant("builtin:runner"),
+        contestant("builtin:random"),
     ];
     let matches: Vec<NewMatch> = [
         ["mybot", "builtin:runner"],
@@ -510,13 +511,19 @@ fn tournament_state(name: &str) -> (PathBuf, AppState) {
         )
         .unwrap();
     store.claim_next(id).unwrap().unwrap();
-    (dir, AppState::new(ReplaySource::Dir(replays), Some(store)))
+    store.close();
+    let runtime = runtime();
+    let store = runtime
+        .block_on(TournamentStore::open(dir.join("t.db").to_str().unwrap()))
+        .unwrap();
+    let state = AppState::new(ReplaySource::Dir(replays), Some(store));
+    (dir, runtime, state)
 }
 
 #[test]
 fn tournaments_standings_and_ratings() {
-    let (_dir, state) = tournament_state("standings");
-    runtime().block_on(async {
+    let (_dir, runtime, state) = tournament_state("standings");
+    runtime.block_on(async {
         let (status, list) = get(&state, "/api/tournaments").await;
         assert_eq!(status, StatusCode::OK, "{list}");
         assert_eq!(list[0]["id"], 1);
@@ -553,8 +560,8 @@ fn tournaments_standings_and_ratings() {
 
 #[test]
 fn matches_are_filtered_by_player_result_faults_and_state() {
-    let (_dir, state) = tournament_state("matches");
-    runtime().block_on(async {
+    let (_dir, runtime, state) = tournament_state("matches");
+    runtime.block_on(async {
         let ids = |body: &Value| -> Vec<i64> {
             body.as_array()
                 .unwrap()
@@ -600,8 +607,8 @@ fn matches_are_filtered_by_player_result_faults_and_state() {
 
 #[test]
 fn a_match_replay_is_served_and_a_running_one_is_live() {
-    let (_dir, state) = tournament_state("match-replay");
-    runtime().block_on(async {
+    let (_dir, runtime, state) = tournament_state("match-replay");
+    runtime.block_on(async {
         let (status, replay) = get(&state, "/api/tournaments/1/matches/1/replay").await;
         assert_eq!(status, StatusCode::OK, "{replay}");
         assert_eq!(replay["complete"], true);
@@ -626,8 +633,8 @@ fn a_match_replay_is_served_and_a_running_one_is_live() {
 
 #[test]
 fn a_player_page_lists_its_faults_and_slowest_answers() {
-    let (_dir, state) = tournament_state("player");
-    runtime().block_on(async {
+    let (_dir, runtime, state) = tournament_state("player");
+    runtime.block_on(async {
         let (status, p) = get(&state, "/api/tournaments/1/players/mybot").await;
         assert_eq!(status, StatusCode::OK, "{p}");
         assert_eq!(p["player"]["alias"], "mybot");
@@ -666,8 +673,8 @@ fn an_internal_failure_keeps_its_details_out_of_the_response() {
 
 #[test]
 fn a_malformed_request_is_answered_in_json_too() {
-    let (_dir, state) = tournament_state("malformed");
-    runtime().block_on(async {
+    let (_dir, runtime, state) = tournament_state("malformed");
+    runtime.block_on(async {
         let (status, body) = get(&state, "/api/tournaments/abc").await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert_eq!(body["kind"], "bad_request", "{body}");

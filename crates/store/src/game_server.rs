@@ -1,30 +1,32 @@
-//! What the TCP game server keeps across a restart: each team's test and live totals, and
-//! every game it played (mode, level, seats, points, replay), in the same database as the
-//! tournaments.
+//! The game server's store: what the TCP game server keeps across a restart — each team's test
+//! and live totals, and every game it played (mode, level, seats, points, replay) — in the same
+//! database as the tournaments.
 //!
-//! Unlike [`crate::Store`] this one is async: the server lives on a tokio runtime, and a store
-//! with its own runtime cannot be blocked on from inside one.
+//! Async, as the server lives on a tokio runtime.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use sqlx::{AnyPool, Row};
 
-use crate::TournamentError;
-use crate::store::now_ms;
+use crate::database::connect;
+use crate::{StoreError, now_ms};
 
 /// Test mode (games every interval) or live mode (the final's fixed games).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub enum SessionMode {
+    /// Games every interval, for teams to try their programs.
     Test,
+    /// The final's fixed games.
     Live,
 }
 
-impl Mode {
+impl SessionMode {
+    /// The name in the store.
     pub fn as_str(self) -> &'static str {
         match self {
-            Mode::Test => "test",
-            Mode::Live => "live",
+            SessionMode::Test => "test",
+            SessionMode::Live => "live",
         }
     }
 }
@@ -32,40 +34,50 @@ impl Mode {
 /// A team's totals over every game it played on this server.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Totals {
+    /// Points in test games.
     pub test: f64,
+    /// Points in live games.
     pub live: f64,
 }
 
 /// One finished game: seats in order (robots included), each seat's points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
+    /// Its number on this game's server, from 1, going on across restarts.
     pub id: i64,
     /// Games scheduled at the same moment (parallel tables) share a round.
     pub round: i64,
-    pub mode: Mode,
+    /// Test or live.
+    pub mode: SessionMode,
+    /// The robots' level.
     pub level: u32,
+    /// Team and robot names in seat order.
     pub seats: Vec<String>,
     /// Whether each seat is a team (robots get no totals).
     pub teams: Vec<bool>,
+    /// Per seat.
     pub points: Vec<f64>,
+    /// Why the game ended.
     pub reason: String,
+    /// The replay file.
     pub replay: Option<String>,
 }
 
-pub struct LobbyStore {
+/// The game server's teams and games, for one game, async.
+pub struct GameServerStore {
     pool: AnyPool,
     file: Option<PathBuf>,
     game: String,
 }
 
-impl LobbyStore {
+impl GameServerStore {
     /// Opens (creating and migrating if needed) the store at `target` — a PostgreSQL URL, a
     /// `sqlite:` URL or the path of a SQLite file — for the server of `game`.
-    pub async fn open(target: &str, game: &str) -> Result<LobbyStore, TournamentError> {
-        let (pool, file) = crate::store::connect(target).await?;
-        Ok(LobbyStore {
-            pool,
-            file,
+    pub async fn open(target: &str, game: &str) -> Result<GameServerStore, StoreError> {
+        let db = connect(target).await?;
+        Ok(GameServerStore {
+            pool: db.pool,
+            file: db.file,
             game: game.to_owned(),
         })
     }
@@ -75,7 +87,8 @@ impl LobbyStore {
         self.file.as_deref()
     }
 
-    pub async fn totals(&self) -> Result<HashMap<String, Totals>, TournamentError> {
+    /// Every team's totals, by name.
+    pub async fn totals(&self) -> Result<HashMap<String, Totals>, StoreError> {
         let rows = sqlx::query(
             "SELECT team, test_score, live_score FROM lobby_teams WHERE game = $1 ORDER BY team",
         )
@@ -96,7 +109,7 @@ impl LobbyStore {
     }
 
     /// The id the next game gets: ids go on across restarts.
-    pub async fn next_game_id(&self) -> Result<i64, TournamentError> {
+    pub async fn next_game_id(&self) -> Result<i64, StoreError> {
         let row = sqlx::query("SELECT MAX(id) FROM lobby_games WHERE game = $1")
             .bind(&self.game)
             .fetch_one(&self.pool)
@@ -105,7 +118,7 @@ impl LobbyStore {
     }
 
     /// The round the next games get.
-    pub async fn next_round(&self) -> Result<i64, TournamentError> {
+    pub async fn next_round(&self) -> Result<i64, StoreError> {
         let row = sqlx::query("SELECT MAX(round) FROM lobby_games WHERE game = $1")
             .bind(&self.game)
             .fetch_one(&self.pool)
@@ -115,7 +128,7 @@ impl LobbyStore {
 
     /// How many rounds of `mode` were played: levels cycle on from there, and a restarted
     /// live session goes on with its next game.
-    pub async fn rounds_played(&self, mode: Mode) -> Result<u32, TournamentError> {
+    pub async fn rounds_played(&self, mode: SessionMode) -> Result<u32, StoreError> {
         let row = sqlx::query(
             "SELECT COUNT(DISTINCT round) FROM lobby_games WHERE game = $1 AND mode = $2",
         )
@@ -128,7 +141,7 @@ impl LobbyStore {
 
     /// Records a finished game and adds its points to the teams' totals, in one transaction:
     /// after a crash either both are there or neither is.
-    pub async fn record_game(&self, game: &GameRecord) -> Result<(), TournamentError> {
+    pub async fn record_game(&self, game: &GameRecord) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO lobby_games (game, id, round, mode, level, seats, points, reason, \
@@ -147,8 +160,8 @@ impl LobbyStore {
         .execute(&mut *tx)
         .await?;
         let (test, live) = match game.mode {
-            Mode::Test => (1.0, 0.0),
-            Mode::Live => (0.0, 1.0),
+            SessionMode::Test => (1.0, 0.0),
+            SessionMode::Live => (0.0, 1.0),
         };
         for ((team, &is_team), &points) in game.seats.iter().zip(&game.teams).zip(&game.points) {
             if !is_team {
@@ -172,7 +185,7 @@ impl LobbyStore {
     }
 
     /// Every game played, oldest first.
-    pub async fn games(&self) -> Result<Vec<GameRecord>, TournamentError> {
+    pub async fn games(&self) -> Result<Vec<GameRecord>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, mode, level, seats, points, reason, replay, round FROM lobby_games \
              WHERE game = $1 ORDER BY id",
@@ -184,9 +197,9 @@ impl LobbyStore {
         rows.iter()
             .map(|row| {
                 let mode = match row.try_get::<String, _>(1)?.as_str() {
-                    "test" => Mode::Test,
-                    "live" => Mode::Live,
-                    other => return Err(TournamentError::Corrupt(format!("game mode {other:?}"))),
+                    "test" => SessionMode::Test,
+                    "live" => SessionMode::Live,
+                    other => return Err(StoreError::Corrupt(format!("game mode {other:?}"))),
                 };
                 let seats: Vec<String> = json(&row.try_get::<String, _>(3)?)?;
                 let points: Vec<f64> = json(&row.try_get::<String, _>(4)?)?;
@@ -206,8 +219,8 @@ impl LobbyStore {
     }
 }
 
-fn json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, TournamentError> {
-    serde_json::from_str(text).map_err(|e| TournamentError::Corrupt(format!("{e}: {text}")))
+fn json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{e}: {text}")))
 }
 
 #[cfg(test)]
@@ -232,9 +245,9 @@ mod tests {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let store = LobbyStore::open(&target, "labyrinth").await.unwrap();
+            let store = GameServerStore::open(&target, "labyrinth").await.unwrap();
             assert_eq!(store.next_game_id().await.unwrap(), 1);
-            for (id, mode, points) in [(1, Mode::Test, 2.0), (2, Mode::Live, 3.0)] {
+            for (id, mode, points) in [(1, SessionMode::Test, 2.0), (2, SessionMode::Live, 3.0)] {
                 store
                     .record_game(&GameRecord {
                         id,
@@ -251,9 +264,9 @@ mod tests {
                     .unwrap();
             }
             drop(store);
-            let store = LobbyStore::open(&target, "labyrinth").await.unwrap();
+            let store = GameServerStore::open(&target, "labyrinth").await.unwrap();
             assert_eq!(store.next_game_id().await.unwrap(), 3);
-            assert_eq!(store.rounds_played(Mode::Live).await.unwrap(), 1);
+            assert_eq!(store.rounds_played(SessionMode::Live).await.unwrap(), 1);
             assert_eq!(store.next_round().await.unwrap(), 3);
             let totals = store.totals().await.unwrap();
             assert_eq!(totals.len(), 1, "robots have no totals: {totals:?}");
@@ -266,7 +279,7 @@ mod tests {
             );
             assert_eq!(store.games().await.unwrap()[1].points, vec![3.0, 1.0]);
             // Another game's server in the same file starts afresh.
-            let other = LobbyStore::open(&target, "quoridor").await.unwrap();
+            let other = GameServerStore::open(&target, "quoridor").await.unwrap();
             assert_eq!(other.next_game_id().await.unwrap(), 1);
         });
     }

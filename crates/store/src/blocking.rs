@@ -1,0 +1,185 @@
+//! The tournament store for synchronous callers: the tournament runner and its worker pool,
+//! whose referee blocks. Each call runs [`TournamentStore`]'s on a small runtime of this
+//! store's own, so it must not be called from inside another runtime.
+
+use std::path::Path;
+
+use crate::rows::{Contestant, MatchRow, NewMatch, RatingRow, StoredResult, Tournament};
+use crate::{StoreError, TournamentStore};
+
+/// [`TournamentStore`], blocking: the same methods, each waiting for its answer.
+pub struct Store {
+    runtime: tokio::runtime::Runtime,
+    inner: TournamentStore,
+}
+
+impl Store {
+    /// Opens (creating and migrating if needed) the store at `target`: a PostgreSQL URL, a
+    /// `sqlite:` URL, or the path of a SQLite file.
+    pub fn open(target: &str) -> Result<Store, StoreError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(StoreError::io("starting the store's runtime"))?;
+        let inner = runtime.block_on(TournamentStore::open(target))?;
+        Ok(Store { runtime, inner })
+    }
+
+    /// The SQLite file behind the store, if it is one.
+    pub fn file(&self) -> Option<&Path> {
+        self.inner.file()
+    }
+
+    /// See [`TournamentStore::create`].
+    pub fn create(
+        &self,
+        t: &Tournament,
+        players: &[Contestant],
+        matches: &[NewMatch],
+        bye: Option<(u32, &str)>,
+    ) -> Result<i64, StoreError> {
+        self.runtime
+            .block_on(self.inner.create(t, players, matches, bye))
+    }
+
+    /// See [`TournamentStore::add_round`].
+    pub fn add_round(
+        &self,
+        tournament: i64,
+        matches: &[NewMatch],
+        bye: Option<(u32, &str)>,
+    ) -> Result<(), StoreError> {
+        self.runtime
+            .block_on(self.inner.add_round(tournament, matches, bye))
+    }
+
+    /// See [`TournamentStore::latest`].
+    pub fn latest(&self) -> Result<Option<i64>, StoreError> {
+        self.runtime.block_on(self.inner.latest())
+    }
+
+    /// See [`TournamentStore::tournament`].
+    pub fn tournament(&self, id: i64) -> Result<Tournament, StoreError> {
+        self.runtime.block_on(self.inner.tournament(id))
+    }
+
+    /// See [`TournamentStore::players`].
+    pub fn players(&self, tournament: i64) -> Result<Vec<Contestant>, StoreError> {
+        self.runtime.block_on(self.inner.players(tournament))
+    }
+
+    /// See [`TournamentStore::requeue_running`].
+    pub fn requeue_running(&self, tournament: i64) -> Result<u64, StoreError> {
+        self.runtime
+            .block_on(self.inner.requeue_running(tournament))
+    }
+
+    /// See [`TournamentStore::claim_next`].
+    pub fn claim_next(&self, tournament: i64) -> Result<Option<MatchRow>, StoreError> {
+        self.runtime.block_on(self.inner.claim_next(tournament))
+    }
+
+    /// See [`TournamentStore::finish`].
+    pub fn finish(
+        &self,
+        tournament: i64,
+        id: i64,
+        result: &StoredResult,
+        ratings: &[(u32, Vec<RatingRow>)],
+    ) -> Result<(), StoreError> {
+        self.runtime
+            .block_on(self.inner.finish(tournament, id, result, ratings))
+    }
+
+    /// See [`TournamentStore::finish_many`].
+    pub fn finish_many(
+        &self,
+        tournament: i64,
+        results: &[(i64, StoredResult)],
+        ratings: &[(u32, Vec<RatingRow>)],
+    ) -> Result<(), StoreError> {
+        self.runtime
+            .block_on(self.inner.finish_many(tournament, results, ratings))
+    }
+
+    /// See [`TournamentStore::save_ratings`].
+    pub fn save_ratings(
+        &self,
+        tournament: i64,
+        round: u32,
+        rows: &[RatingRow],
+    ) -> Result<(), StoreError> {
+        self.runtime
+            .block_on(self.inner.save_ratings(tournament, round, rows))
+    }
+
+    /// See [`TournamentStore::record_failure`].
+    pub fn record_failure(
+        &self,
+        tournament: i64,
+        id: i64,
+        error: &str,
+        max_attempts: u32,
+    ) -> Result<bool, StoreError> {
+        self.runtime.block_on(
+            self.inner
+                .record_failure(tournament, id, error, max_attempts),
+        )
+    }
+
+    /// See [`TournamentStore::matches`].
+    pub fn matches(&self, tournament: i64) -> Result<Vec<MatchRow>, StoreError> {
+        self.runtime.block_on(self.inner.matches(tournament))
+    }
+
+    /// See [`TournamentStore::byes`].
+    pub fn byes(&self, tournament: i64) -> Result<Vec<(u32, String)>, StoreError> {
+        self.runtime.block_on(self.inner.byes(tournament))
+    }
+
+    /// See [`TournamentStore::ratings`].
+    pub fn ratings(&self, tournament: i64) -> Result<Vec<(u32, RatingRow)>, StoreError> {
+        self.runtime.block_on(self.inner.ratings(tournament))
+    }
+
+    /// See [`TournamentStore::mark_finished`].
+    pub fn mark_finished(&self, tournament: i64) -> Result<(), StoreError> {
+        self.runtime.block_on(self.inner.mark_finished(tournament))
+    }
+
+    /// Closes the connection, waiting for it to finish.
+    pub fn close(self) {
+        let Store { runtime, inner } = self;
+        runtime.block_on(inner.close());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournaments::tests::{new_matches, scratch, tournament};
+
+    /// The facade is the async store, called from a plain thread: what one writes the other
+    /// reads.
+    #[test]
+    fn the_blocking_store_and_the_async_store_share_the_database() {
+        let target = scratch("blocking");
+        let store = Store::open(&target).unwrap();
+        let id = store
+            .create(&tournament(), &[], &new_matches(), None)
+            .unwrap();
+        let claimed = store.claim_next(id).unwrap().unwrap();
+        assert_eq!(store.latest().unwrap(), Some(id));
+        store.close();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let rows = runtime.block_on(async {
+            let store = TournamentStore::open(&target).await.unwrap();
+            store.matches(id).await.unwrap()
+        });
+        assert_eq!(rows[0].id, claimed.id);
+        assert_eq!(rows[0].state, crate::MatchState::Running);
+    }
+}

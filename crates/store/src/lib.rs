@@ -1,0 +1,78 @@
+//! Arbiter's database: tournaments (players, matches, byes, ratings) and the TCP game server's
+//! teams and games, in one SQLite file (WAL) or one PostgreSQL database, through sqlx's `Any`
+//! driver so that the same SQL serves both.
+//!
+//! The stores are async: [`TournamentStore`] for tournaments, [`GameServerStore`] for the game
+//! server. Both open the database the same way (pragmas, migrations). Callers that are not
+//! async — the tournament runner and its worker pool — use [`blocking::Store`], which runs
+//! [`TournamentStore`] on a small runtime of its own.
+#![warn(missing_docs)]
+
+pub mod blocking;
+mod database;
+mod game_server;
+mod rows;
+mod tournaments;
+
+use std::io;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub use game_server::{GameRecord, GameServerStore, SessionMode, Totals};
+pub use rows::{
+    Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,
+    StoredResult, Tournament,
+};
+pub use tournaments::TournamentStore;
+
+/// What can go wrong with the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be reached or created.
+    #[error("cannot open the store {target}: {source}")]
+    Open {
+        /// The URL or file given.
+        target: String,
+        /// What the driver said.
+        source: sqlx::Error,
+    },
+    /// The database's tables could not be brought to this version.
+    #[error("cannot bring the store {target} up to date: {source}")]
+    Migrate {
+        /// The URL or file given.
+        target: String,
+        /// What the migrator said.
+        source: sqlx::migrate::MigrateError,
+    },
+    /// A query failed.
+    #[error("store: {0}")]
+    Query(#[from] sqlx::Error),
+    /// A value read back is not one this version writes.
+    #[error("the store holds something unexpected ({0}): was it written by a newer Arbiter?")]
+    Corrupt(String),
+    /// No tournament has this id.
+    #[error("there is no tournament {0} in the store")]
+    NoTournament(i64),
+    /// A file or folder next to the store, or the blocking facade's runtime.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        source: io::Error,
+    },
+}
+
+impl StoreError {
+    fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> StoreError {
+        let what = what.into();
+        move |source| StoreError::Io { what, source }
+    }
+}
+
+/// The time now in Unix milliseconds, as the store keeps times.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,652 @@
+//! The tournament store: tournaments, contestants, matches, byes and ratings.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+use sqlx::any::AnyRow;
+use sqlx::{AnyPool, Executor, Row};
+
+use crate::database::connect;
+use crate::rows::{
+    Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, Status, StoredResult, Tournament,
+};
+use crate::{StoreError, now_ms};
+
+/// Tournaments in the database, async. Synchronous callers use [`crate::blocking::Store`].
+pub struct TournamentStore {
+    pool: AnyPool,
+    /// The database file, for SQLite; replays go next to it.
+    file: Option<PathBuf>,
+    /// Whether the connection's commits are synced to disk (SQLite), as set last.
+    durable: AtomicBool,
+}
+
+impl TournamentStore {
+    /// Opens (creating and migrating if needed) the store at `target`: a PostgreSQL URL, a
+    /// `sqlite:` URL, or the path of a SQLite file.
+    pub async fn open(target: &str) -> Result<TournamentStore, StoreError> {
+        let db = connect(target).await?;
+        Ok(TournamentStore {
+            pool: db.pool,
+            file: db.file,
+            durable: AtomicBool::new(true),
+        })
+    }
+
+    /// The SQLite file behind the store, if it is one.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// Whether SQLite commits wait for the disk (`synchronous = FULL`) or only for the WAL
+    /// (`NORMAL`); PostgreSQL keeps its own setting.
+    async fn set_durable(&self, durable: bool) -> Result<(), StoreError> {
+        if self.file.is_none() || self.durable.load(Ordering::Relaxed) == durable {
+            return Ok(());
+        }
+        let pragma = if durable {
+            "PRAGMA synchronous = FULL"
+        } else {
+            "PRAGMA synchronous = NORMAL"
+        };
+        self.pool.execute(pragma).await?;
+        self.durable.store(durable, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Records a new tournament, its contestants and its first matches, all or nothing.
+    pub async fn create(
+        &self,
+        t: &Tournament,
+        players: &[Contestant],
+        matches: &[NewMatch],
+        bye: Option<(u32, &str)>,
+    ) -> Result<i64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let id: i64 = sqlx::query("SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments")
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get(0)?;
+        sqlx::query(
+            "INSERT INTO tournaments (id, game, format, seed, rounds, players_per_match, \
+             settings, created) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(id)
+        .bind(&t.game)
+        .bind(t.format.as_str())
+        .bind(t.seed as i64)
+        .bind(i64::from(t.rounds))
+        .bind(t.players_per_match as i64)
+        .bind(t.settings.to_string())
+        .bind(t.created)
+        .execute(&mut *tx)
+        .await?;
+        for p in players {
+            sqlx::query(
+                "INSERT INTO players (tournament_id, id, alias, full_name, command, folder, \
+                 status, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(id)
+            .bind(&p.id)
+            .bind(&p.alias)
+            .bind(&p.full_name)
+            .bind(p.command.clone())
+            .bind(p.folder.as_ref().map(|f| f.to_string_lossy().into_owned()))
+            .bind(p.status.as_str())
+            .bind(p.reason.clone())
+            .execute(&mut *tx)
+            .await?;
+        }
+        insert_matches(&mut tx, id, matches).await?;
+        if let Some((round, player)) = bye {
+            insert_bye(&mut tx, id, round, player).await?;
+        }
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// Adds matches (the next Swiss round) and the round's bye, all or nothing.
+    pub async fn add_round(
+        &self,
+        tournament: i64,
+        matches: &[NewMatch],
+        bye: Option<(u32, &str)>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        insert_matches(&mut tx, tournament, matches).await?;
+        if let Some((round, player)) = bye {
+            insert_bye(&mut tx, tournament, round, player).await?;
+        }
+        Ok(tx.commit().await?)
+    }
+
+    /// The newest tournament's id, if there is one.
+    pub async fn latest(&self) -> Result<Option<i64>, StoreError> {
+        Ok(sqlx::query("SELECT MAX(id) FROM tournaments")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get::<Option<i64>, _>(0)?)
+    }
+
+    /// Tournament `id`'s settings.
+    pub async fn tournament(&self, id: i64) -> Result<Tournament, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, game, format, seed, rounds, players_per_match, settings, created, \
+             finished FROM tournaments WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let row = row.ok_or(StoreError::NoTournament(id))?;
+        let format: String = row.try_get("format")?;
+        let settings: String = row.try_get("settings")?;
+        Ok(Tournament {
+            id: row.try_get("id")?,
+            game: row.try_get("game")?,
+            format: Format::parse(&format)
+                .ok_or_else(|| StoreError::Corrupt(format!("format {format:?}")))?,
+            seed: row.try_get::<i64, _>("seed")? as u64,
+            rounds: row.try_get::<i64, _>("rounds")? as u32,
+            players_per_match: row.try_get::<i64, _>("players_per_match")? as usize,
+            settings: serde_json::from_str(&settings)
+                .map_err(|e| StoreError::Corrupt(format!("settings: {e}")))?,
+            created: row.try_get("created")?,
+            finished: row.try_get("finished")?,
+        })
+    }
+
+    /// A tournament's contestants, by id.
+    pub async fn players(&self, tournament: i64) -> Result<Vec<Contestant>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, alias, full_name, command, folder, status, reason FROM players \
+             WHERE tournament_id = $1 ORDER BY id",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(contestant).collect()
+    }
+
+    /// Puts back in the queue the matches that were running when the last run stopped: their
+    /// results were never committed, so playing them again plays each match once in all.
+    pub async fn requeue_running(&self, tournament: i64) -> Result<u64, StoreError> {
+        let done = sqlx::query(
+            "UPDATE matches SET state = 'queued', started = NULL \
+             WHERE tournament_id = $1 AND state = 'running'",
+        )
+        .bind(tournament)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Takes the first queued match and marks it running.
+    pub async fn claim_next(&self, tournament: i64) -> Result<Option<MatchRow>, StoreError> {
+        // Losing this mark to a power cut is harmless: a running match is queued again anyway.
+        // Skipping its fsync halves the syncs of a match; the WAL keeps commits in order, so
+        // the next durable commit makes this one durable too.
+        self.set_durable(false).await?;
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query(&format!(
+            "SELECT {MATCH_COLUMNS} FROM matches WHERE tournament_id = $1 AND state = 'queued' \
+             ORDER BY id LIMIT 1"
+        ))
+        .bind(tournament)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(row) = &row {
+            let id: i64 = row.try_get("id")?;
+            sqlx::query(
+                "UPDATE matches SET state = 'running', started = $1 \
+                 WHERE tournament_id = $2 AND id = $3",
+            )
+            .bind(now_ms())
+            .bind(tournament)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        row.map(|row| {
+            let mut m = match_row(&row)?;
+            m.state = MatchState::Running;
+            Ok(m)
+        })
+        .transpose()
+    }
+
+    /// Commits a played match, and the ratings snapshots of the rounds it completed.
+    pub async fn finish(
+        &self,
+        tournament: i64,
+        id: i64,
+        result: &StoredResult,
+        ratings: &[(u32, Vec<RatingRow>)],
+    ) -> Result<(), StoreError> {
+        self.finish_many(tournament, &[(id, result.clone())], ratings)
+            .await
+    }
+
+    /// Commits played matches, and the ratings snapshots of the rounds they completed, in one
+    /// transaction: matches that ended together share one sync to disk.
+    pub async fn finish_many(
+        &self,
+        tournament: i64,
+        results: &[(i64, StoredResult)],
+        ratings: &[(u32, Vec<RatingRow>)],
+    ) -> Result<(), StoreError> {
+        self.set_durable(true).await?;
+        let mut tx = self.pool.begin().await?;
+        for (id, result) in results {
+            sqlx::query(
+                "UPDATE matches SET state = 'done', scores = $1, placement = $2, \
+                 reason = $3, faults = $4, replay = $5, ticks = $6, time_ms = $7, turns = $8, \
+                 finished = $9 WHERE tournament_id = $10 AND id = $11",
+            )
+            .bind(json(&result.scores))
+            .bind(json(&result.placement))
+            .bind(&result.reason)
+            .bind(json(&result.faults))
+            .bind(result.replay.clone())
+            .bind(i64::from(result.ticks))
+            .bind(json(&result.time_ms))
+            .bind(json(&result.turns))
+            .bind(now_ms())
+            .bind(tournament)
+            .bind(*id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (round, rows) in ratings {
+            save_ratings(&mut tx, tournament, *round, rows).await?;
+        }
+        Ok(tx.commit().await?)
+    }
+
+    /// Writes the ratings snapshot of a completed round.
+    pub async fn save_ratings(
+        &self,
+        tournament: i64,
+        round: u32,
+        rows: &[RatingRow],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        save_ratings(&mut tx, tournament, round, rows).await?;
+        Ok(tx.commit().await?)
+    }
+
+    /// Records a failure of Arbiter or the machine: the match goes back to the queue, or is
+    /// `failed` once it has been tried `max_attempts` times. Returns whether it failed for good.
+    pub async fn record_failure(
+        &self,
+        tournament: i64,
+        id: i64,
+        error: &str,
+        max_attempts: u32,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let attempts: i64 =
+            sqlx::query("SELECT attempts FROM matches WHERE tournament_id = $1 AND id = $2")
+                .bind(tournament)
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get(0)?;
+        let attempts = attempts + 1;
+        let failed = attempts >= i64::from(max_attempts);
+        // NULLIF rather than an optional time: see `save_ratings` on NULL binds.
+        sqlx::query(
+            "UPDATE matches SET attempts = $1, error = $2, state = $3, started = NULL, \
+             finished = NULLIF($4, 0) WHERE tournament_id = $5 AND id = $6",
+        )
+        .bind(attempts)
+        .bind(error)
+        .bind(if failed { "failed" } else { "queued" })
+        .bind(if failed { now_ms() } else { 0 })
+        .bind(tournament)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(failed)
+    }
+
+    /// Every match of a tournament, by id.
+    pub async fn matches(&self, tournament: i64) -> Result<Vec<MatchRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {MATCH_COLUMNS} FROM matches WHERE tournament_id = $1 ORDER BY id"
+        ))
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(match_row).collect()
+    }
+
+    /// Byes so far, as (round, player).
+    pub async fn byes(&self, tournament: i64) -> Result<Vec<(u32, String)>, StoreError> {
+        let rows =
+            sqlx::query("SELECT round, player FROM byes WHERE tournament_id = $1 ORDER BY round")
+                .bind(tournament)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get::<i64, _>(0)? as u32, r.try_get(1)?)))
+            .collect()
+    }
+
+    /// The ratings history: per completed round, every rated player.
+    pub async fn ratings(&self, tournament: i64) -> Result<Vec<(u32, RatingRow)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT round, player, rating, deviation, games FROM ratings \
+             WHERE tournament_id = $1 ORDER BY round, rating DESC",
+        )
+        .bind(tournament)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get::<i64, _>("round")? as u32,
+                    RatingRow {
+                        player: r.try_get("player")?,
+                        rating: r.try_get("rating")?,
+                        deviation: r
+                            .try_get::<Option<f64>, _>("deviation")?
+                            .filter(|d| !d.is_nan()),
+                        games: r.try_get::<i64, _>("games")? as u32,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Marks a tournament finished, once.
+    pub async fn mark_finished(&self, tournament: i64) -> Result<(), StoreError> {
+        sqlx::query("UPDATE tournaments SET finished = $1 WHERE id = $2 AND finished IS NULL")
+            .bind(now_ms())
+            .bind(tournament)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Closes the connection, waiting for it to finish.
+    pub async fn close(self) {
+        self.pool.close().await;
+    }
+}
+
+const MATCH_COLUMNS: &str = "id, round, seats, state, seed, attempts, scores, placement, reason, \
+     faults, replay, ticks, time_ms, turns, error, started, finished";
+
+async fn insert_matches(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tournament: i64,
+    matches: &[NewMatch],
+) -> Result<(), sqlx::Error> {
+    for m in matches {
+        sqlx::query(
+            "INSERT INTO matches (tournament_id, id, round, seats, state, seed, attempts) \
+             VALUES ($1, $2, $3, $4, 'queued', $5, 0)",
+        )
+        .bind(tournament)
+        .bind(m.id)
+        .bind(i64::from(m.round))
+        .bind(json(&m.seats))
+        .bind(m.seed as i64)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+async fn insert_bye(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tournament: i64,
+    round: u32,
+    player: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO byes (tournament_id, round, player) VALUES ($1, $2, $3)")
+        .bind(tournament)
+        .bind(i64::from(round))
+        .bind(player)
+        .execute(&mut **tx)
+        .await
+        .map(|_| ())
+}
+
+async fn save_ratings(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tournament: i64,
+    round: u32,
+    rows: &[RatingRow],
+) -> Result<(), sqlx::Error> {
+    // A round's snapshot is written once; a resumed run that completes it again rewrites it.
+    sqlx::query("DELETE FROM ratings WHERE tournament_id = $1 AND round = $2")
+        .bind(tournament)
+        .bind(i64::from(round))
+        .execute(&mut **tx)
+        .await?;
+    for r in rows {
+        sqlx::query(
+            "INSERT INTO ratings (tournament_id, round, player, rating, deviation, games) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(tournament)
+        .bind(i64::from(round))
+        .bind(&r.player)
+        .bind(r.rating)
+        // Not an Option: PostgreSQL fixes a parameter's type at its first use, and a NULL first
+        // makes a later float unreadable through the Any driver. NaN is stored for "none"
+        // (SQLite turns it into NULL).
+        .bind(r.deviation.unwrap_or(f64::NAN))
+        .bind(i64::from(r.games))
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+fn json<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).expect("plain values serialize")
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(
+    text: Option<String>,
+    what: &str,
+) -> Result<Option<T>, StoreError> {
+    text.map(|t| serde_json::from_str(&t).map_err(|e| StoreError::Corrupt(format!("{what}: {e}"))))
+        .transpose()
+}
+
+fn contestant(row: &AnyRow) -> Result<Contestant, StoreError> {
+    let status: String = row.try_get("status")?;
+    Ok(Contestant {
+        id: row.try_get("id")?,
+        alias: row.try_get("alias")?,
+        full_name: row.try_get("full_name")?,
+        command: row.try_get("command")?,
+        folder: row
+            .try_get::<Option<String>, _>("folder")?
+            .map(PathBuf::from),
+        status: Status::parse(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("status {status:?}")))?,
+        reason: row.try_get("reason")?,
+    })
+}
+
+fn match_row(row: &AnyRow) -> Result<MatchRow, StoreError> {
+    let state: String = row.try_get("state")?;
+    let seats: String = row.try_get("seats")?;
+    let scores: Option<Vec<f64>> = parse(row.try_get("scores")?, "scores")?;
+    let result = match scores {
+        Some(scores) => Some(StoredResult {
+            scores,
+            placement: parse(row.try_get("placement")?, "placement")?.unwrap_or_default(),
+            reason: row
+                .try_get::<Option<String>, _>("reason")?
+                .unwrap_or_default(),
+            faults: parse(row.try_get("faults")?, "faults")?.unwrap_or_default(),
+            replay: row.try_get("replay")?,
+            ticks: row.try_get::<Option<i64>, _>("ticks")?.unwrap_or(0) as u32,
+            time_ms: parse(row.try_get("time_ms")?, "time_ms")?.unwrap_or_default(),
+            turns: parse(row.try_get("turns")?, "turns")?.unwrap_or_default(),
+        }),
+        None => None,
+    };
+    Ok(MatchRow {
+        id: row.try_get("id")?,
+        round: row.try_get::<i64, _>("round")? as u32,
+        seats: serde_json::from_str(&seats)
+            .map_err(|e| StoreError::Corrupt(format!("seats: {e}")))?,
+        state: MatchState::parse(&state)?,
+        seed: row.try_get::<i64, _>("seed")? as u64,
+        attempts: row.try_get::<i64, _>("attempts")? as u32,
+        result,
+        error: row.try_get("error")?,
+        started: row.try_get("started")?,
+        finished: row.try_get("finished")?,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A fresh SQLite file in a folder of its own (created by the store).
+    pub(crate) fn scratch(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("arbiter-store-{}", std::process::id()));
+        let path = dir.join(name).join("t.db");
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+        path.to_str().unwrap().to_owned()
+    }
+
+    pub(crate) fn tournament() -> Tournament {
+        Tournament {
+            id: 0,
+            game: "quoridor".into(),
+            format: Format::Swiss,
+            seed: 7,
+            rounds: 2,
+            players_per_match: 2,
+            settings: serde_json::json!({"flags": {"level": 1}}),
+            created: 1_700_000_000_000,
+            finished: None,
+        }
+    }
+
+    pub(crate) fn new_matches() -> Vec<NewMatch> {
+        (1..=2)
+            .map(|id| NewMatch {
+                id,
+                round: 1,
+                seats: vec!["builtin:a".into(), "builtin:b".into()],
+                seed: id as u64 * 10,
+            })
+            .collect()
+    }
+
+    fn result() -> StoredResult {
+        StoredResult {
+            scores: vec![1.0, 0.0],
+            placement: vec![1, 2],
+            reason: "goal".into(),
+            faults: Vec::new(),
+            replay: Some("m00001.jsonl.gz".into()),
+            ticks: 12,
+            time_ms: vec![1.5, 2.5],
+            turns: vec![6, 6],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tournament_is_written_played_and_read_back_after_reopening() {
+        let target = scratch("roundtrip");
+        let store = TournamentStore::open(&target).await.unwrap();
+        assert_eq!(store.file(), Some(Path::new(&target)));
+        assert_eq!(store.latest().await.unwrap(), None);
+        let players = [Contestant::builtin("a"), Contestant::builtin("b")];
+        let id = store
+            .create(
+                &tournament(),
+                &players,
+                &new_matches(),
+                Some((1, "builtin:c")),
+            )
+            .await
+            .unwrap();
+        assert_eq!(id, 1);
+        let first = store.claim_next(id).await.unwrap().unwrap();
+        assert_eq!((first.id, first.state), (1, MatchState::Running));
+        let rating = RatingRow {
+            player: "builtin:a".into(),
+            rating: 1016.0,
+            deviation: None,
+            games: 1,
+        };
+        store
+            .finish(id, first.id, &result(), &[(1, vec![rating.clone()])])
+            .await
+            .unwrap();
+        store.claim_next(id).await.unwrap().unwrap();
+        store.close().await;
+
+        let store = TournamentStore::open(&target).await.unwrap();
+        let t = store.tournament(id).await.unwrap();
+        assert_eq!((t.format, t.seed, t.settings.clone()), {
+            let w = tournament();
+            (w.format, w.seed, w.settings)
+        });
+        assert_eq!(store.players(id).await.unwrap(), players);
+        assert_eq!(store.byes(id).await.unwrap(), vec![(1, "builtin:c".into())]);
+        assert_eq!(store.ratings(id).await.unwrap(), vec![(1, rating)]);
+        assert_eq!(store.requeue_running(id).await.unwrap(), 1);
+        let rows = store.matches(id).await.unwrap();
+        assert_eq!(rows[0].state, MatchState::Done);
+        assert_eq!(rows[0].result, Some(result()));
+        assert_eq!((rows[1].state, rows[1].started), (MatchState::Queued, None));
+        store.mark_finished(id).await.unwrap();
+        assert!(store.tournament(id).await.unwrap().finished.is_some());
+    }
+
+    #[tokio::test]
+    async fn failures_requeue_a_match_until_its_last_attempt() {
+        let store = TournamentStore::open(&scratch("failures")).await.unwrap();
+        let id = store
+            .create(&tournament(), &[], &new_matches(), None)
+            .await
+            .unwrap();
+        store.claim_next(id).await.unwrap().unwrap();
+        assert!(!store.record_failure(id, 1, "disk full", 2).await.unwrap());
+        let again = store.claim_next(id).await.unwrap().unwrap();
+        assert_eq!((again.id, again.attempts), (1, 1));
+        assert!(store.record_failure(id, 1, "disk full", 2).await.unwrap());
+        let rows = store.matches(id).await.unwrap();
+        assert_eq!(rows[0].state, MatchState::Failed);
+        assert_eq!(rows[0].error.as_deref(), Some("disk full"));
+        assert!(rows[0].finished.is_some());
+    }
+
+    #[tokio::test]
+    async fn a_missing_tournament_is_named() {
+        let store = TournamentStore::open(&scratch("missing")).await.unwrap();
+        let error = store.tournament(3).await.unwrap_err();
+        assert!(matches!(error, StoreError::NoTournament(3)), "{error}");
+        assert_eq!(error.to_string(), "there is no tournament 3 in the store");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_store_is_named() {
+        let error = TournamentStore::open("sqlite:///nonexistent-dir-for-arbiter/x.db")
+            .await
+            .err()
+            .unwrap();
+        assert!(
+            error
+                .to_string()
+                .starts_with("cannot open the store sqlite:///nonexistent-dir-for-arbiter/x.db"),
+            "{error}"
+        );
+    }
+}
