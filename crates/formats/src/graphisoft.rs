@@ -3,13 +3,13 @@
 //!
 //! A log is what one team's client received during one game: the init block, the turn block
 //! sent before every turn of every seat, and the after-game `SCORE` block. The replies are not
-//! in it, so each turn is inferred from the block before it and the block after it (pass 1,
-//! [`infer`]): the push that turns one FIELDS into the next with princesses and displays carried
-//! along, then the walk that brings the princess where the next block has it. Pass 2 ([`replay`])
+//! in it, so each turn is inferred from the block before it and the block after it (pass 1):
+//! the push that turns one FIELDS into the next with princesses and displays carried
+//! along, then the walk that brings the princess where the next block has it. Pass 2
 //! plays the whole game through our engine with those turns and compares every block the engine
 //! would have sent with the one in the log: any difference stops the import.
 //!
-//! Only the logging seat's TARGETS is in the log. The others are rebuilt ([`targets`]): the
+//! Only the logging seat's TARGETS is in the log. The others are rebuilt: the
 //! displays a seat scored, in that order, then an order under which the seat's current target is
 //! never a cell its walk ended on without scoring. The replay says so in its settings (`import`).
 
