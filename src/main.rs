@@ -3,7 +3,6 @@
 mod bench;
 mod bot;
 mod games;
-mod judge_config;
 mod perft;
 mod play;
 mod replay_cmd;

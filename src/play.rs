@@ -10,7 +10,7 @@ use arbiter_robots::Robots;
 use clap::Args;
 
 use crate::games::{CliGame, GameFlags, GameName, dispatch};
-use crate::judge_config;
+use arbiter_formats::ai_arena;
 
 #[derive(Args)]
 #[command(arg_required_else_help = true)]
@@ -303,7 +303,7 @@ fn play_judge_config(
     config: &MatchConfig,
     args: &PlayArgs,
 ) -> Result<()> {
-    let (judge, settings) = judge_config::read_config(path)?;
+    let (judge, settings) = ai_arena::read_config(path)?;
     let specs = judge
         .bots
         .iter()

@@ -1,15 +1,14 @@
 //! `arbiter replay`: converts replays to and from the formats of other tools.
 //!
-//! Each format is a value of [`Format`] and a module with an `export` and an `import`; adding a
-//! format is a variant, two match arms and a module.
+//! Each format is a value of [`Format`] and a module of `arbiter-formats`; this command reads
+//! and writes the files and leaves the formats to the library.
 
-mod fights_msgpack;
-mod graphisoft;
-mod judge_log;
+use std::path::{Path, PathBuf};
 
-use std::path::PathBuf;
-
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use arbiter_formats::fights_msgpack::{self, MatchStart};
+use arbiter_formats::{graphisoft, judge_log};
+use arbiter_replay::{ReplayWriter, read_replay};
 use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Args)]
@@ -68,26 +67,86 @@ struct ImportArgs {
 
 pub fn run(args: ReplayArgs) -> Result<()> {
     match args.command {
-        ReplayCommand::Export(args) => match args.format {
-            Format::FightsMsgpack => {
-                let bytes = fights_msgpack::export(&args.replay, args.start)?;
-                std::fs::write(&args.output, bytes)
-                    .with_context(|| format!("writing {}", args.output.display()))
-            }
-            Format::JudgeLog => {
-                let log = judge_log::export(&args.replay)?;
-                std::fs::write(&args.output, log)
-                    .with_context(|| format!("writing {}", args.output.display()))
-            }
-            Format::GraphisoftLog => anyhow::bail!(
-                "graphisoft-log is import only: a client's log holds the blocks one seat \
-                 received, which a replay of all seats does not single out"
-            ),
-        },
-        ReplayCommand::Import(args) => match args.format {
-            Format::FightsMsgpack => fights_msgpack::import(&args.log, &args.output),
-            Format::JudgeLog => judge_log::import(&args.log, &args.output),
-            Format::GraphisoftLog => graphisoft::import(&args.log, &args.output),
-        },
+        ReplayCommand::Export(args) => export(&args),
+        ReplayCommand::Import(args) => import(&args),
     }
+}
+
+fn export(args: &ExportArgs) -> Result<()> {
+    let path = &args.replay;
+    let replay = read_replay(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = match args.format {
+        Format::FightsMsgpack => {
+            let start = match args.start {
+                Some(seconds) => MatchStart::UnixSeconds(seconds),
+                None => MatchStart::EndedAt(modified(path)?),
+            };
+            fights_msgpack::export(&replay, start).with_context(|| path.display().to_string())?
+        }
+        Format::JudgeLog => judge_log::export(&replay)
+            .with_context(|| path.display().to_string())?
+            .to_string()
+            .into_bytes(),
+        Format::GraphisoftLog => bail!(
+            "graphisoft-log is import only: a client's log holds the blocks one seat \
+             received, which a replay of all seats does not single out"
+        ),
+    };
+    std::fs::write(&args.output, bytes)
+        .with_context(|| format!("writing {}", args.output.display()))
+}
+
+fn import(args: &ImportArgs) -> Result<()> {
+    let path = &args.log;
+    let read = || std::fs::read(path).with_context(|| format!("reading {}", path.display()));
+    let in_log = || path.display().to_string();
+    match args.format {
+        Format::FightsMsgpack => {
+            let imported = fights_msgpack::import(&read()?).with_context(in_log)?;
+            write_replay(&args.output, imported.replay.records())?;
+            if let Some(ended) = imported.ended {
+                set_modified(&args.output, ended)?;
+            }
+            Ok(())
+        }
+        Format::JudgeLog => bail!(
+            "the judge's .log cannot be read back into a replay: it does not say how the match \
+             ended, nor the coordinate order the bots were sent; only `replay export` writes it"
+        ),
+        Format::GraphisoftLog => {
+            let text = String::from_utf8(read()?)
+                .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
+            let source = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let records =
+                graphisoft::import(&text, &source.unwrap_or_default()).with_context(in_log)?;
+            write_replay(&args.output, records)
+        }
+    }
+}
+
+/// When the file was last modified: for a replay, when its match ended.
+fn modified(path: &Path) -> Result<std::time::SystemTime> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .with_context(|| format!("reading the modification time of {}", path.display()))
+}
+
+fn set_modified(path: &Path, time: std::time::SystemTime) -> Result<()> {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(time))
+        .with_context(|| format!("setting the modification time of {}", path.display()))
+}
+
+fn write_replay(
+    path: &Path,
+    records: impl IntoIterator<Item = arbiter_replay::Record>,
+) -> Result<()> {
+    let mut writer = ReplayWriter::create(path)?;
+    for record in records {
+        writer.write(&record)?;
+    }
+    writer.finish()?;
+    Ok(())
 }

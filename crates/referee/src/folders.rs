@@ -1,98 +1,102 @@
-//! Player folders exactly as the Polish course judge ("Sędzia", the Domino judge) reads them:
-//! the sub-folders of a players folder named with a six-digit student number, each with an
-//! `info.txt` of three lines: the alias, the first and last name (letters only), the command.
+//! Player folders, the one reader of them: `arbiter play` (a folder given as a bot), tournaments
+//! and anything else that reads `info.txt` come here.
 //!
-//! The judge's reading, kept here: only names of exactly six ASCII digits are player folders
-//! (anything else is skipped, and we say so); a folder without `info.txt` is reported; the first
-//! and the last name must each be letters only (`\p{L}+`), and what follows them on that line
-//! is ignored; the command must not be empty. The command is run as written, inside the
-//! player's folder: the Windows judge rewrote `.jar`, `.exe` and `.py` commands, we do not.
+//! A player folder holds an `info.txt` of three lines, as the Polish Domino judge ("Sędzia")
+//! reads them (docs/games/domino.md): the alias (the player's name), the full name (shown, never
+//! checked: the judge's letters-only rule would refuse names such as `C++ starter` that
+//! tournaments take), and the command, run as written
+//! inside the folder (the Windows judge rewrote `.jar`, `.exe` and `.py` commands; we do not).
+//! A byte-order mark, `\r\n` line ends and spaces around each line are allowed.
+//!
+//! A players folder is a folder of player folders: every sub-folder not starting with `.` is
+//! one, named by its id (a student number at the judge's contests, though any name is taken),
+//! sorted by id; plain files are skipped. A sub-folder without `info.txt`, or with a bad one, is
+//! an entry with its error, so that it can be reported without stopping the others.
 
 use std::path::{Path, PathBuf};
 
 use crate::SeatError;
-use crate::spec::{INFO_TXT, SeatSpec};
+use crate::process::split_command;
+use crate::spec::SeatSpec;
 
-/// What a players folder holds.
-#[derive(Debug)]
-pub struct PlayersFolder {
-    /// The six-digit folders, sorted by name (the judge's pairing order), valid or not.
-    pub players: Vec<FolderPlayer>,
-    /// Why each other folder was skipped, one note per folder.
-    pub ignored: Vec<String>,
-}
+/// The file in a player folder that says who the player is and how to run it.
+pub const INFO_TXT: &str = "info.txt";
 
-/// One six-digit folder.
+/// One sub-folder of a players folder.
 #[derive(Debug)]
 pub struct FolderPlayer {
-    /// The folder's name: the student number.
+    /// The folder's name: the player's id.
     pub id: String,
+    /// The folder, absolute, so that it is found again from any working directory.
     pub dir: PathBuf,
     /// A [`SeatSpec::Folder`], or why the folder is not a valid player.
     pub player: Result<SeatSpec, SeatError>,
 }
 
-impl PlayersFolder {
-    /// The valid players, in order.
-    pub fn valid(&self) -> impl Iterator<Item = (&FolderPlayer, &SeatSpec)> {
-        self.players
-            .iter()
-            .filter_map(|p| p.player.as_ref().ok().map(|spec| (p, spec)))
+/// Reads a player folder's `info.txt` into a [`SeatSpec::Folder`].
+pub fn read_player_folder(dir: &Path) -> Result<SeatSpec, SeatError> {
+    let path = dir.join(INFO_TXT);
+    if !path.is_file() {
+        return Err(SeatError::NoInfoTxt {
+            dir: dir.to_owned(),
+        });
+    }
+    let text = std::fs::read_to_string(&path).map_err(|error| SeatError::InfoTxt {
+        path: path.clone(),
+        error,
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let [alias, full_name, command, ..] = lines[..] else {
+        return Err(SeatError::ShortInfoTxt {
+            path,
+            found: lines.len(),
+        });
+    };
+    for (line, what) in [(alias, "alias"), (command, "command")] {
+        if line.is_empty() {
+            return Err(SeatError::EmptyInfoLine { path, what });
+        }
+    }
+    Ok(SeatSpec::Folder {
+        dir: dir.to_owned(),
+        alias: alias.into(),
+        full_name: full_name.into(),
+        command: command.into(),
+        argv: split_command(command)?,
+    })
+}
+
+/// One sub-folder `dir` of a players folder, under the id `id`.
+pub fn folder_player(id: &str, dir: &Path) -> FolderPlayer {
+    // Absolute, so a resumed tournament finds the folder from any working directory.
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    FolderPlayer {
+        id: id.to_owned(),
+        player: read_player_folder(&dir),
+        dir,
     }
 }
 
-/// Whether `name` is a student number: exactly six ASCII digits (Java's `\d{6}`).
-pub fn is_album_number(name: &str) -> bool {
-    name.len() == 6 && name.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// Reads every player folder of `dir` (see the module docs). Fails only if `dir` cannot be
-/// listed; a bad player folder is an entry with its error.
-pub fn read_players_folder(dir: &Path) -> Result<PlayersFolder, SeatError> {
-    let cannot_list = |source| SeatError::PlayersFolder {
+/// Every player folder of `dir` (see the module docs), sorted by id. Fails only if `dir` cannot
+/// be listed; a bad player folder is an entry with its error.
+pub fn read_players_folder(dir: &Path) -> Result<Vec<FolderPlayer>, SeatError> {
+    let cannot_list = |error| SeatError::PlayersFolder {
         dir: dir.to_owned(),
-        source,
+        error,
     };
     let mut players = Vec::new();
-    let mut ignored = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(cannot_list)? {
         let entry = entry.map_err(cannot_list)?;
         let path = entry.path();
-        if !path.is_dir() {
+        let id = entry.file_name().to_string_lossy().into_owned();
+        if id.starts_with('.') || !path.is_dir() {
             continue;
         }
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if is_album_number(&name) {
-            players.push(FolderPlayer {
-                player: judge_player(&path),
-                id: name,
-                dir: path,
-            });
-        } else {
-            ignored.push(format!(
-                "ignored folder `{name}`: a player folder's name is a six-digit student number"
-            ));
-        }
+        players.push(folder_player(&id, &path));
     }
     players.sort_by(|a, b| a.id.cmp(&b.id));
-    ignored.sort();
-    Ok(PlayersFolder { players, ignored })
-}
-
-/// One player folder, read as the judge reads `info.txt`.
-pub fn judge_player(dir: &Path) -> Result<SeatSpec, SeatError> {
-    let spec = SeatSpec::folder(dir)?;
-    if let SeatSpec::Folder { full_name, .. } = &spec {
-        let mut words = full_name.split_whitespace();
-        let letters = |w: Option<&str>| w.is_some_and(|w| w.chars().all(char::is_alphabetic));
-        if !(letters(words.next()) && letters(words.next())) {
-            return Err(SeatError::BadFullName {
-                path: dir.join(INFO_TXT),
-                line: full_name.clone(),
-            });
-        }
-    }
-    Ok(spec)
+    Ok(players)
 }
 
 #[cfg(test)]
@@ -115,58 +119,70 @@ mod tests {
         }
     }
 
+    /// The folders of the judge's example, and everything the judge refuses.
+    fn the_judges_players(root: &Path, jar: &str) {
+        let info = format!("gracz1\nStanislaw Poniatowski\n{jar}\n");
+        folder(root, "123456", Some(&info));
+        let info = "gracz2\r\nAugust Stanowicz\r\n./bot --fast\r\n";
+        folder(root, "024680", Some(info));
+        let info = "\u{feff}gracz3\nŁukasz Żółć junior\npython3 bot.py\n";
+        folder(root, "343434", Some(info));
+        folder(root, "111111", None);
+        folder(root, "222222", Some("alias\nJan Kowalski2\n./bot\n"));
+        folder(root, "333333", Some("alias\nJan\n./bot\n"));
+        folder(root, "444444", Some("alias\nJan Kowalski\n   \n"));
+        folder(root, "555555", Some("alias\n"));
+        folder(
+            root,
+            "666666",
+            Some("alias\nJan Kowalski\npython3 'bot.py\n"),
+        );
+        folder(root, "bot-of-mine", Some("mine\nAda Lovelace\n./bot\n"));
+        folder(root, ".git", None);
+        std::fs::write(root.join("777777"), "a file, not a folder").unwrap();
+    }
+
     #[test]
     fn the_judges_example_players_and_everything_it_refuses() {
         let root = temp_dir("judge");
         let jar = "java -jar \".\\example_players\\123456\\ProxyPlayer.jar\"";
-        folder(
-            &root,
-            "123456",
-            Some(&format!("gracz1\nStanislaw Poniatowski\n{jar}\n")),
-        );
-        folder(
-            &root,
-            "024680",
-            Some("gracz2\r\nAugust Stanowicz\r\n./bot --fast\r\n"),
-        );
-        folder(
-            &root,
-            "343434",
-            Some("gracz3\nŁukasz Żółć junior\npython3 bot.py\n"),
-        );
-        folder(&root, "111111", None);
-        folder(&root, "222222", Some("alias\nJan Kowalski2\n./bot\n"));
-        folder(&root, "333333", Some("alias\nJan\n./bot\n"));
-        folder(&root, "444444", Some("alias\nJan Kowalski\n   \n"));
-        folder(&root, "12345", Some("a\nJan Kowalski\n./bot\n"));
-        folder(&root, "1234567", Some("a\nJan Kowalski\n./bot\n"));
-        folder(&root, "example_players", None);
-        std::fs::write(root.join("555555"), "a file, not a folder").unwrap();
-
+        the_judges_players(&root, jar);
         let read = read_players_folder(&root).unwrap();
-        let ids: Vec<&str> = read.players.iter().map(|p| p.id.as_str()).collect();
+        let ids: Vec<&str> = read.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(
             ids,
             [
-                "024680", "111111", "123456", "222222", "333333", "343434", "444444"
+                "024680",
+                "111111",
+                "123456",
+                "222222",
+                "333333",
+                "343434",
+                "444444",
+                "555555",
+                "666666",
+                "bot-of-mine"
             ]
         );
         let valid: Vec<(&str, String)> = read
-            .valid()
-            .map(|(p, spec)| (p.id.as_str(), spec.name()))
+            .iter()
+            .filter_map(|p| Some((p.id.as_str(), p.player.as_ref().ok()?.name())))
             .collect();
         assert_eq!(
             valid,
             [
                 ("024680", "gracz2".to_owned()),
                 ("123456", "gracz1".to_owned()),
+                ("222222", "alias".to_owned()),
+                ("333333", "alias".to_owned()),
                 ("343434", "gracz3".to_owned()),
+                ("bot-of-mine", "mine".to_owned()),
             ]
         );
         // The command is kept as written: no rewriting of Windows paths or of `.jar`.
         let SeatSpec::Folder {
             command, argv, dir, ..
-        } = read.players[2].player.as_ref().unwrap()
+        } = read[2].player.as_ref().unwrap()
         else {
             panic!()
         };
@@ -175,27 +191,14 @@ mod tests {
         assert_eq!(dir, &root.join("123456"));
 
         let error = |id: &str| {
-            let p = read.players.iter().find(|p| p.id == id).unwrap();
+            let p = read.iter().find(|p| p.id == id).unwrap();
             p.player.as_ref().unwrap_err().to_string()
         };
-        assert!(error("111111").contains("info.txt"), "{}", error("111111"));
-        assert!(error("222222").contains("Kowalski2"), "{}", error("222222"));
-        assert!(
-            error("333333").contains("letters only"),
-            "{}",
-            error("333333")
-        );
+        let no_info = format!("no info.txt in {}", root.join("111111").display());
+        assert_eq!(error("111111"), no_info);
         assert!(error("444444").contains("command"), "{}", error("444444"));
-
-        assert_eq!(
-            read.ignored,
-            [
-                "ignored folder `1234567`: a player folder's name is a six-digit student number",
-                "ignored folder `12345`: a player folder's name is a six-digit student number",
-                "ignored folder `example_players`: a player folder's name is a six-digit student \
-                 number",
-            ]
-        );
+        assert!(error("555555").contains("found 1"), "{}", error("555555"));
+        assert!(error("666666").contains("'bot.py"), "{}", error("666666"));
         std::fs::remove_dir_all(&root).unwrap();
     }
 
@@ -206,14 +209,9 @@ mod tests {
     }
 
     #[test]
-    fn album_numbers_are_six_ascii_digits() {
-        assert!(is_album_number("024680"));
-        assert!(!is_album_number("02468"));
-        assert!(!is_album_number("0246801"));
-        assert!(!is_album_number("02468a"));
-        assert!(
-            !is_album_number("٠١٢٣٤٥"),
-            "Arabic-Indic digits are not \\d in Java"
-        );
+    fn a_relative_folder_is_made_absolute() {
+        let player = folder_player("x", Path::new("no-such-folder-here"));
+        assert!(player.dir.is_absolute());
+        assert!(matches!(player.player, Err(SeatError::NoInfoTxt { .. })));
     }
 }

@@ -19,9 +19,7 @@ use std::io;
 use std::path::PathBuf;
 
 pub use builtin::BuiltinSeat;
-pub use folders::{
-    FolderPlayer, PlayersFolder, is_album_number, judge_player, read_players_folder,
-};
+pub use folders::{FolderPlayer, INFO_TXT, folder_player, read_player_folder, read_players_folder};
 pub use process::{ProcessSeat, split_command};
 pub use runner::{
     BotReport, Fault, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match,
@@ -30,7 +28,7 @@ pub use seat::{
     Ask, BlockAssembler, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line,
     MAX_LINE, Reply, Seat, SeatKind,
 };
-pub use spec::{INFO_TXT, SeatSpec};
+pub use spec::SeatSpec;
 
 /// Why a seat could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -52,13 +50,10 @@ pub enum SeatError {
     ShortInfoTxt { path: PathBuf, found: usize },
     #[error("{path}: the {what} line is empty")]
     EmptyInfoLine { path: PathBuf, what: &'static str },
-    #[error(
-        "{path}: the second line must be a first and a last name, letters only (as `Jan \
-         Kowalski`), got `{line}`"
-    )]
-    BadFullName { path: PathBuf, line: String },
-    #[error("cannot list the players folder {dir}: {source}")]
-    PlayersFolder { dir: PathBuf, source: io::Error },
+    #[error("cannot list the players folder {dir}: {error}")]
+    PlayersFolder { dir: PathBuf, error: io::Error },
+    #[error("no info.txt in {dir}")]
+    NoInfoTxt { dir: PathBuf },
     #[error("cannot start `{program}`: program not found")]
     NotFound { program: String },
     #[error("cannot start `{program}`: {error}")]

@@ -7,11 +7,9 @@ use arbiter_games::{Robot, Wire};
 
 use crate::SeatError;
 use crate::builtin::BuiltinSeat;
+use crate::folders::{INFO_TXT, read_player_folder};
 use crate::process::{ProcessSeat, split_command};
 use crate::seat::Seat;
-
-/// The file in a player folder that says who the player is and how to run it.
-pub const INFO_TXT: &str = "info.txt";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SeatSpec {
@@ -41,11 +39,11 @@ impl SeatSpec {
         }
         let path = Path::new(arg);
         if path.is_dir() {
-            return SeatSpec::folder(path);
+            return read_player_folder(path);
         }
         if path.file_name().is_some_and(|f| f == INFO_TXT) && path.is_file() {
             let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-            return SeatSpec::folder(dir.unwrap_or(Path::new(".")));
+            return read_player_folder(dir.unwrap_or(Path::new(".")));
         }
         if arg.trim().is_empty() {
             return Err(SeatError::EmptyCommand);
@@ -53,35 +51,6 @@ impl SeatSpec {
         Ok(SeatSpec::Command {
             line: arg.to_owned(),
             argv: split_command(arg)?,
-        })
-    }
-
-    /// Reads a player folder's `info.txt`.
-    pub fn folder(dir: &Path) -> Result<SeatSpec, SeatError> {
-        let path = dir.join(INFO_TXT);
-        let text = std::fs::read_to_string(&path).map_err(|error| SeatError::InfoTxt {
-            path: path.clone(),
-            error,
-        })?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let lines: Vec<&str> = text.lines().map(str::trim).collect();
-        if lines.len() < 3 {
-            return Err(SeatError::ShortInfoTxt {
-                path,
-                found: lines.len(),
-            });
-        }
-        for (i, what) in ["alias", "command"].into_iter().enumerate() {
-            if lines[i * 2].is_empty() {
-                return Err(SeatError::EmptyInfoLine { path, what });
-            }
-        }
-        Ok(SeatSpec::Folder {
-            dir: dir.to_owned(),
-            alias: lines[0].into(),
-            full_name: lines[1].into(),
-            command: lines[2].into(),
-            argv: split_command(lines[2])?,
         })
     }
 
@@ -220,7 +189,7 @@ mod tests {
 
         std::fs::remove_file(dir.join("info.txt")).unwrap();
         let err = SeatSpec::parse(dir.to_str().unwrap()).unwrap_err();
-        assert!(matches!(err, SeatError::InfoTxt { .. }), "{err:?}");
+        assert!(matches!(err, SeatError::NoInfoTxt { .. }), "{err:?}");
         assert!(err.to_string().contains(dir.to_str().unwrap()), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

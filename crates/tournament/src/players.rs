@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use arbiter_referee::{INFO_TXT, SeatSpec, split_command};
+use arbiter_referee::{
+    FolderPlayer, SeatError, SeatSpec, folder_player, read_players_folder, split_command,
+};
 pub use arbiter_store::{Contestant, Status};
 
 use crate::TournamentError;
@@ -30,66 +32,56 @@ pub fn seat_spec(player: &Contestant) -> Result<SeatSpec, TournamentError> {
     }
 }
 
-/// Every sub-folder of `dir` that holds an `info.txt` or looks like it should: valid folders
-/// become players with status `ok` (to be checked), the others players with status `invalid`
-/// and the reason. Hidden folders and plain files are ignored. Sorted by id.
+/// The players of a players folder, as the referee reads player folders
+/// ([`arbiter_referee::read_players_folder`]): valid folders become players with status `ok` (to
+/// be checked), the others players with status `invalid` and the reason. Sorted by id.
 pub fn discover(dir: &Path) -> Result<Vec<Contestant>, TournamentError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| TournamentError::PlayersDir {
-        dir: dir.to_owned(),
-        source,
-    })?;
-    let mut players = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|source| TournamentError::PlayersDir {
-            dir: dir.to_owned(),
-            source,
-        })?;
-        let path = entry.path();
-        let id = entry.file_name().to_string_lossy().into_owned();
-        if id.starts_with('.') || !path.is_dir() {
-            continue;
+    let folders = read_players_folder(dir).map_err(|error| match error {
+        SeatError::PlayersFolder { dir, error } => {
+            TournamentError::PlayersDir { dir, source: error }
         }
-        // Absolute, so a resumed tournament finds the folder from any working directory.
-        let folder = std::path::absolute(&path).unwrap_or(path);
-        players.push(discover_one(&id, &folder));
-    }
-    players.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(players)
+        other => TournamentError::Player {
+            id: dir.display().to_string(),
+            message: other.to_string(),
+        },
+    })?;
+    Ok(folders.into_iter().map(player_of).collect())
 }
 
 /// The player of one folder, `invalid` with the reason if it is not a good player folder.
 pub fn discover_one(id: &str, folder: &Path) -> Contestant {
-    let folder = &std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned());
-    let id = id.to_owned();
-    let invalid = |reason: String| Contestant {
-        alias: id.clone(),
-        full_name: String::new(),
-        command: None,
-        folder: Some(folder.to_owned()),
-        status: Status::Invalid,
-        reason: Some(reason),
-        id: id.clone(),
-    };
-    if !folder.join(INFO_TXT).is_file() {
-        return invalid(format!("no {INFO_TXT} in {}", folder.display()));
-    }
-    match SeatSpec::folder(folder) {
+    player_of(folder_player(id, folder))
+}
+
+fn player_of(folder: FolderPlayer) -> Contestant {
+    let FolderPlayer { id, dir, player } = folder;
+    match player {
         Ok(SeatSpec::Folder {
             alias,
             full_name,
             command,
             ..
         }) => Contestant {
-            id: id.clone(),
+            id,
             alias,
             full_name,
             command: Some(command),
-            folder: Some(folder.to_owned()),
+            folder: Some(dir),
             status: Status::Ok,
             reason: None,
         },
-        Ok(other) => invalid(format!("not a player folder: {other:?}")),
-        Err(error) => invalid(error.to_string()),
+        other => Contestant {
+            alias: id.clone(),
+            full_name: String::new(),
+            command: None,
+            folder: Some(dir),
+            status: Status::Invalid,
+            reason: Some(match other {
+                Ok(spec) => format!("not a player folder: {spec:?}"),
+                Err(error) => error.to_string(),
+            }),
+            id,
+        },
     }
 }
 
@@ -113,6 +105,7 @@ pub fn find<'a>(players: &'a [Contestant], name: &str) -> Option<&'a Contestant>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_referee::INFO_TXT;
 
     fn temp_dir(name: &str) -> std::path::PathBuf {
         let dir =

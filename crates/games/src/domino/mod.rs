@@ -21,10 +21,8 @@
 //! ChaCha stream so that the same seed gives the same board on every machine and version: the
 //! two games of a pairing share one board by sharing the seed.
 
-mod judge_log;
 mod wire;
 
-pub use judge_log::{JudgeLog, JudgeLogEnd};
 pub use wire::{ACK, DominoClient, REPLY_LIMIT, STARTUP_ALLOWANCE, parse_move, parse_obstacles};
 
 use std::fmt;
