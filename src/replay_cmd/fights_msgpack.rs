@@ -18,10 +18,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
 use arbiter_games::puoribor::{Action, DEFAULT_MAX_TICKS, Puoribor};
-use arbiter_games::{Game, Wire};
+use arbiter_games::{Game, Recorded, Wire};
 use arbiter_replay::{
-    BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind, Replay, ReplayWriter,
-    Tick, read_replay,
+    BotSummary, BotTick, Event, Header, MatchResult, Message, Player, PlayerKind, Replay,
+    ReplayWriter, Tick, TickAction, read_replay,
 };
 use rmpv::Value;
 use serde_json::Value as Json;
@@ -226,7 +226,7 @@ pub fn export(path: &Path, start: Option<f64>) -> Result<Vec<u8>> {
         let player = game.current();
         game.apply(action)
             .map_err(|e| anyhow!("tick {}: action {action} is illegal: {e}", tick.tick))?;
-        let ours = game.snapshot();
+        let ours = serde_json::to_value(game.snapshot())?;
         for field in ["pawns", "walls", "walls_remaining"] {
             if tick.state.get(field).is_some_and(|v| *v != ours[field]) {
                 bail!(
@@ -360,7 +360,7 @@ pub fn import(path: &Path, output: &Path) -> Result<()> {
     let names = ["fights agent 0", "fights agent 1"];
     let header = Header::new(
         Puoribor::NAME,
-        game.settings_json(),
+        game.settings_record(),
         0,
         names
             .iter()
@@ -379,7 +379,7 @@ pub fn import(path: &Path, output: &Path) -> Result<()> {
     let mut start = Tick {
         tick: 0,
         player: None,
-        action: Tick::start_action(),
+        action: Event::Start.into(),
         state: game.snapshot(),
         bots: vec![BotTick::default(), BotTick::default()],
     };
@@ -435,7 +435,7 @@ pub fn import(path: &Path, output: &Path) -> Result<()> {
         ticks.push(Tick {
             tick: game.tick(),
             player: Some(mover),
-            action: game.action_json(action),
+            action: TickAction::Played(game.action_record(action)),
             state: game.snapshot(),
             bots,
         });

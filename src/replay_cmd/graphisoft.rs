@@ -16,14 +16,50 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use arbiter_games::labyrinth::{
-    Action, Cell, Code, Goto, Init, Labyrinth, Level, Push, class_of, push_tiles, pushed_cell,
-    reach,
+    Action, ActionRecord, Cell, Code, Goto, Init, Labyrinth, Level, Push, SettingsRecord, Snapshot,
+    class_of, push_tiles, pushed_cell, reach,
 };
-use arbiter_games::{Game, Wire};
+use arbiter_games::{Game, Recorded, Wire};
 use arbiter_replay::{
-    BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind, ReplayWriter, Tick,
+    BotSummary, BotTick, Event, Header, MatchResult, Message, Player, PlayerKind, Record,
+    ReplayWriter, Tick, TickAction,
 };
-use serde_json::json;
+use serde::Serialize;
+
+/// A line of an imported replay.
+type ImportedRecord = Record<ImportedSettings, TickAction<ActionRecord>, Snapshot>;
+
+/// The settings of an imported game: the game's, with what the import found.
+#[derive(Serialize)]
+struct ImportedSettings {
+    #[serde(flatten)]
+    game: SettingsRecord,
+    /// The notes, joined.
+    note: String,
+    import: Import,
+}
+
+/// How the replay was rebuilt from the log.
+#[derive(Serialize)]
+struct Import {
+    format: &'static str,
+    source: String,
+    logging_seat: usize,
+    /// Seats whose TARGETS the log shows.
+    observed_targets: Vec<usize>,
+    void_turns: usize,
+    ambiguous_pushes: usize,
+    final_turn: FinalTurn,
+    notes: Vec<String>,
+}
+
+/// Whether the log shows the last turn or it was inferred.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum FinalTurn {
+    Inferred,
+    Unknown,
+}
 
 /// The part of a turn block only the seat on turn gets.
 #[derive(Clone, Debug)]
@@ -612,7 +648,7 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
+fn rebuild(log: &Log, source: &str) -> Result<Vec<ImportedRecord>> {
     let init = &log.init;
     let blocks = &log.blocks;
     let seats = init.names.len();
@@ -844,18 +880,24 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
         ));
     }
     notes.extend(findings.notes.iter().cloned());
-    let mut settings = game.settings_json();
-    settings["note"] = json!(notes.join("; "));
-    settings["import"] = json!({
-        "format": "graphisoft-log",
-        "source": source,
-        "logging_seat": init.seat,
-        "observed_targets": [init.seat],
-        "void_turns": findings.void_turns,
-        "ambiguous_pushes": findings.ambiguous_pushes,
-        "final_turn": if final_turn.is_some() { "inferred" } else if ends_at_limit { "unknown" } else { "inferred" },
-        "notes": notes,
-    });
+    let settings = ImportedSettings {
+        game: game.settings_record(),
+        note: notes.join("; "),
+        import: Import {
+            format: "graphisoft-log",
+            source: source.to_owned(),
+            logging_seat: init.seat,
+            observed_targets: vec![init.seat],
+            void_turns: findings.void_turns,
+            ambiguous_pushes: findings.ambiguous_pushes,
+            final_turn: if final_turn.is_none() && ends_at_limit {
+                FinalTurn::Unknown
+            } else {
+                FinalTurn::Inferred
+            },
+            notes,
+        },
+    };
     let players = init
         .names
         .iter()
@@ -865,16 +907,16 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
             command: None,
         })
         .collect();
-    let mut records = vec![arbiter_replay::Record::Header(Header::new(
+    let mut records = vec![Record::Header(Header::new(
         Labyrinth::NAME,
         settings,
         0,
         players,
     ))];
-    records.push(arbiter_replay::Record::Tick(Tick {
+    records.push(Record::Tick(Tick {
         tick: 0,
         player: None,
-        action: Tick::start_action(),
+        action: Event::Start.into(),
         state: game.snapshot(),
         bots: vec![BotTick::default(); seats],
     }));
@@ -916,10 +958,10 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
                 text: block.text.clone() + ".\n",
             });
         }
-        records.push(arbiter_replay::Record::Tick(Tick {
+        records.push(Record::Tick(Tick {
             tick: game.tick(),
             player: Some(seat),
-            action: game.action_json(turn.action),
+            action: TickAction::Played(game.action_record(turn.action)),
             state: game.snapshot(),
             bots,
         }));
@@ -951,7 +993,7 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
                 .collect(),
         ),
     };
-    records.push(arbiter_replay::Record::Result(MatchResult {
+    records.push(Record::Result(MatchResult {
         ticks: game.tick(),
         reason,
         scores,

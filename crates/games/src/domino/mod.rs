@@ -22,9 +22,11 @@
 //! two games of a pairing share one board by sharing the seed.
 
 mod judge_log;
+mod record;
 mod wire;
 
 pub use judge_log::{JudgeLog, JudgeLogEnd};
+pub use record::{ActionRecord, PlaceKind, Snapshot};
 pub use wire::{ACK, DominoClient, REPLY_LIMIT, STARTUP_ALLOWANCE, parse_move, parse_obstacles};
 
 use std::fmt;
