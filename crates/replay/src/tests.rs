@@ -428,9 +428,7 @@ fn typed_records_write_sorted_settings_and_events() {
     writer.write(&header).unwrap();
     writer.write(&tick(Event::Start.into())).unwrap();
     writer.write(&tick(Event::Forfeit.into())).unwrap();
-    writer
-        .write(&tick(TickAction::Played(a_move())))
-        .unwrap();
+    writer.write(&tick(TickAction::Played(a_move()))).unwrap();
     let text = String::from_utf8(writer.finish().unwrap()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(
