@@ -18,7 +18,9 @@ use std::io::Cursor;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arbiter_games::puoribor::{Action, DEFAULT_MAX_TICKS, Puoribor};
-use arbiter_games::{Game, Wire};
+use arbiter_games::{Game, Recorded, Wire};
+
+use crate::{record, record_action};
 use arbiter_replay::{BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind};
 use arbiter_replay::{Replay, Tick};
 use rmpv::Value;
@@ -242,7 +244,7 @@ fn replay_action(game: &mut Puoribor, tick: &Tick, action: Action) -> Result<(),
         action,
         reason: e.to_string(),
     })?;
-    let ours = game.snapshot();
+    let ours = record(game.snapshot());
     for field in ["pawns", "walls", "walls_remaining"] {
         if let Some(theirs) = tick.state.get(field)
             && *theirs != ours[field]
@@ -373,7 +375,7 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let names = ["fights agent 0", "fights agent 1"];
     let header = Header::new(
         Puoribor::NAME,
-        game.settings_json(),
+        record(game.settings_record()),
         0,
         names.iter().map(|name| player(name)).collect(),
     );
@@ -458,7 +460,7 @@ fn start_tick(game: &Puoribor, first: &Value, at_ms: f64) -> Result<Tick, Proble
         tick: 0,
         player: None,
         action: Tick::start_action(),
-        state: game.snapshot(),
+        state: record(game.snapshot()),
         bots,
     })
 }
@@ -512,8 +514,8 @@ fn action_tick(game: &mut Puoribor, element: &Value, ms: [f64; 2]) -> Result<Tic
     Ok(Tick {
         tick: game.tick(),
         player: Some(mover),
-        action: game.action_json(action),
-        state: game.snapshot(),
+        action: record_action(game, action),
+        state: record(game.snapshot()),
         bots,
     })
 }

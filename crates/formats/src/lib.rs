@@ -16,3 +16,14 @@ pub mod ai_arena;
 pub mod fights_msgpack;
 pub mod graphisoft;
 pub mod judge_log;
+
+/// A game's typed record (snapshot, settings) as the JSON value a replay read back holds: the
+/// importers build replays of that untyped shape, as any reader of replay files sees them.
+fn record(value: impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(value).expect("a game's record is plain JSON")
+}
+
+/// The record of `action` played from `game`, as JSON (see [`record`]).
+fn record_action<G: arbiter_games::Recorded>(game: &G, action: G::Action) -> serde_json::Value {
+    record(game.action_record(action))
+}

@@ -4,10 +4,15 @@
 use arbiter_formats::fights_msgpack::{ExportError, ImportError, MatchStart, Problem};
 use arbiter_formats::fights_msgpack::{export, import};
 use arbiter_games::puoribor::Puoribor;
-use arbiter_games::{Game, Wire};
+use arbiter_games::{Game, Recorded};
 use arbiter_replay::{BotTick, Header, Message, Player, PlayerKind, Replay, Tick};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
+
+/// A typed record as the JSON a replay read back holds.
+fn json(record: impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(record).unwrap()
+}
 
 const START: MatchStart = MatchStart::UnixSeconds(1_700_000_000.25);
 
@@ -22,7 +27,7 @@ fn random_replay(seed: u64, actions: usize) -> Replay {
     };
     let header = Header::new(
         Puoribor::NAME,
-        game.settings_json(),
+        json(game.settings_record()),
         seed,
         vec![player("a"), player("b")],
     );
@@ -30,7 +35,7 @@ fn random_replay(seed: u64, actions: usize) -> Replay {
         tick: 0,
         player: None,
         action: Tick::start_action(),
-        state: game.snapshot(),
+        state: json(game.snapshot()),
         bots: vec![BotTick::default(), BotTick::default()],
     }];
     let mut legal = Vec::new();
@@ -51,8 +56,8 @@ fn random_replay(seed: u64, actions: usize) -> Replay {
         ticks.push(Tick {
             tick: game.tick(),
             player: Some(mover),
-            action: game.action_json(action),
-            state: game.snapshot(),
+            action: json(game.action_record(action)),
+            state: json(game.snapshot()),
             bots,
         });
     }

@@ -11,6 +11,9 @@ pub mod perft;
 pub mod playout;
 pub mod puoribor;
 pub mod quoridor;
+pub mod record;
+
+pub use record::Recorded;
 
 use std::fmt;
 use std::time::Duration;
@@ -156,7 +159,7 @@ pub enum Faulty<A> {
 ///
 /// Messages are built into a caller's `String` so that a referee can reuse one buffer. An empty
 /// message is not sent at all (Domino sends nothing when a match ends).
-pub trait Wire: Game {
+pub trait Wire: Recorded {
     /// The time limit of the game's original contest.
     fn time_control(&self) -> TimeControl;
 
@@ -237,12 +240,6 @@ pub trait Wire: Game {
     ) -> Option<Self::Action> {
         self.fault_action(rng)
     }
-    /// The position as JSON, for replays and the viewer (pawns, walls, distances, ...).
-    fn snapshot(&self) -> serde_json::Value;
-    /// An action as JSON, for replays: `{"kind": "move", ...}`.
-    fn action_json(&self, action: Self::Action) -> serde_json::Value;
-    /// The settings of the match as JSON, for the replay header.
-    fn settings_json(&self) -> serde_json::Value;
 }
 
 /// A player that chooses actions in process: the built-in robots, and anything a researcher

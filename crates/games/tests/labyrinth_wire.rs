@@ -2,7 +2,7 @@
 //! bot side, and the JSON the viewer reads.
 
 use arbiter_games::labyrinth::{Action, Code, Goto, Labyrinth, LabyrinthClient, Level, Push};
-use arbiter_games::{ClientEvent, Faulty, Game, Wire, WireClient};
+use arbiter_games::{ClientEvent, Faulty, Game, Recorded, Wire, WireClient};
 use rand::SeedableRng;
 use serde_json::json;
 
@@ -175,10 +175,10 @@ fn faults_play_what_the_rules_prescribe() {
 }
 
 #[test]
-fn settings_json_is_what_the_viewer_reads() {
+fn settings_record_is_what_the_viewer_reads() {
     let game = section9();
     assert_eq!(
-        game.settings_json(),
+        json_of(game.settings_record()),
         json!({
             "level": 1, "game_id": 1, "seed": null, "width": 4, "height": 3, "max_tick": 2,
             "blocked": [[1, 1]], "displays": [[3, 2], [0, 2]],
@@ -187,21 +187,21 @@ fn settings_json_is_what_the_viewer_reads() {
         })
     );
     let generated = Labyrinth::generated(3, 2).unwrap();
-    assert_eq!(generated.settings_json()["seed"], json!(3));
-    assert_eq!(generated.settings_json()["level"], json!(3));
+    assert_eq!(json_of(generated.settings_record())["seed"], json!(3));
+    assert_eq!(json_of(generated.settings_record())["level"], json!(3));
 }
 
 #[test]
-fn snapshot_and_action_json_are_what_the_viewer_reads() {
+fn snapshot_and_action_record_are_what_the_viewer_reads() {
     let mut game = section9();
     let action = game.parse_action(REPLIES[0]).unwrap();
     assert_eq!(
-        game.action_json(action),
+        json_of(game.action_record(action)),
         json!({"kind": "turn", "push": {"c": 0, "p": 1, "k": 2, "t": 15}, "goto": [0, 2], "code": "OK"})
     );
     game.apply(action).unwrap();
     assert_eq!(
-        game.snapshot(),
+        json_of(game.snapshot()),
         json!({
             "round": 0, "to_move": 1,
             "fields": [12, 10, 14, 4, 5, 15, 5, 5, 15, 9, 10, 11],
@@ -210,16 +210,21 @@ fn snapshot_and_action_json_are_what_the_viewer_reads() {
         })
     );
     assert_eq!(
-        game.action_json(Action::Void(Code::Timeout)),
+        json_of(game.action_record(Action::Void(Code::Timeout))),
         json!({"kind": "turn", "push": null, "goto": null, "code": "TIMEOUT"})
     );
     assert_eq!(
-        game.action_json(Action::PushOnly(Push::new(1, 1, 3, 15))),
+        json_of(game.action_record(Action::PushOnly(Push::new(1, 1, 3, 15)))),
         json!({"kind": "turn", "push": {"c": 1, "p": 1, "k": 3, "t": 15}, "goto": null, "code": "BAD_GOTO"})
     );
     for reply in &REPLIES[1..] {
         game.apply(game.parse_action(reply).unwrap()).unwrap();
     }
-    assert_eq!(game.snapshot()["to_move"], json!(null));
-    assert_eq!(game.snapshot()["targets"], json!([null, null]));
+    assert_eq!(json_of(game.snapshot())["to_move"], json!(null));
+    assert_eq!(json_of(game.snapshot())["targets"], json!([null, null]));
+}
+
+/// A replay record as JSON, as the viewer reads it.
+fn json_of<T: serde::Serialize>(record: T) -> serde_json::Value {
+    serde_json::to_value(record).expect("a record is JSON")
 }

@@ -1,7 +1,7 @@
 //! The line protocol of `specs/puoribor.md` §7, byte for byte, and the bot-side client.
 
 use arbiter_games::puoribor::{Action, Puoribor};
-use arbiter_games::{ClientEvent, FaultPolicy, Game, TimeControl, Wire, WireClient};
+use arbiter_games::{ClientEvent, FaultPolicy, Game, Recorded, TimeControl, Wire, WireClient};
 use std::time::Duration;
 
 fn message(lines: &str) -> String {
@@ -202,13 +202,18 @@ fn the_client_refuses_what_the_referee_never_sends() {
 fn replay_json() {
     let mut game = Puoribor::new();
     game.apply(Action::horizontal(0, 0)).unwrap();
-    let snapshot = game.snapshot();
+    let snapshot = json_of(game.snapshot());
     assert_eq!(snapshot["walls"], serde_json::json!([["H", 0, 0, 0]]));
     assert_eq!(snapshot["walls_remaining"], serde_json::json!([9, 10]));
     assert_eq!(snapshot["pawns"], serde_json::json!([[4, 0], [4, 8]]));
     assert_eq!(
-        game.action_json(Action::rotate(2, 3)),
+        json_of(game.action_record(Action::rotate(2, 3))),
         serde_json::json!({"kind": "rotate", "type": 3, "x": 2, "y": 3})
     );
-    assert_eq!(game.settings_json()["max_ticks"], 200);
+    assert_eq!(json_of(game.settings_record())["max_ticks"], 200);
+}
+
+/// A replay record as JSON, as the viewer reads it.
+fn json_of<T: serde::Serialize>(record: T) -> serde_json::Value {
+    serde_json::to_value(record).expect("a record is JSON")
 }

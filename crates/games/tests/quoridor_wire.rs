@@ -1,7 +1,7 @@
 //! The bot protocol, byte for byte, and the bot-side client that reads it back.
 
 use arbiter_games::quoridor::{Action, Cell, Orientation, Quoridor, Settings, Wall};
-use arbiter_games::{ClientEvent, Game, Wire, WireClient};
+use arbiter_games::{ClientEvent, Game, Recorded, Wire, WireClient};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -143,7 +143,7 @@ fn json_shapes() {
     let mut q = start(2);
     q.apply(Action::Wall(Wall::vertical(2, 3))).unwrap();
     assert_eq!(
-        q.snapshot(),
+        json_of(q.snapshot()),
         json!({
             "tick": 1,
             "current": 1,
@@ -155,14 +155,14 @@ fn json_shapes() {
         })
     );
     assert_eq!(
-        q.action_json(Action::Move(Cell::new(4, 7))),
+        json_of(q.action_record(Action::Move(Cell::new(4, 7)))),
         json!({"kind": "move", "x": 4, "y": 7})
     );
     assert_eq!(
-        q.action_json(Action::Wall(Wall::horizontal(1, 2))),
+        json_of(q.action_record(Action::Wall(Wall::horizontal(1, 2)))),
         json!({"kind": "place", "x": 1, "y": 2, "v": 0})
     );
-    let settings = q.settings_json();
+    let settings = json_of(q.settings_record());
     assert_eq!(settings["players"], 2);
     assert_eq!(settings["pawns"][1], json!({"x": 4, "y": 8}));
     let pawns = [
@@ -180,10 +180,10 @@ fn json_shapes() {
         &[],
     )
     .unwrap();
-    assert_eq!(q.snapshot()["pawns"][1], json!(null));
-    assert_eq!(q.snapshot()["distances"][1], json!(null));
+    assert_eq!(json_of(q.snapshot())["pawns"][1], json!(null));
+    assert_eq!(json_of(q.snapshot())["distances"][1], json!(null));
     assert_eq!(
-        q.snapshot()["eliminated"],
+        json_of(q.snapshot())["eliminated"],
         json!([false, true, false, false])
     );
 }
@@ -362,4 +362,9 @@ fn the_client_refuses_malformed_input() {
             "{input:?}: {err:?} should contain {words:?}"
         );
     }
+}
+
+/// A replay record as JSON, as the viewer reads it.
+fn json_of<T: serde::Serialize>(record: T) -> serde_json::Value {
+    serde_json::to_value(record).expect("a record is JSON")
 }

@@ -2,19 +2,24 @@
 
 use std::time::{Duration, Instant};
 
-use arbiter_games::{FaultPolicy, Faulty, Outcome, PlayerId, TimeControl, Wire};
+use arbiter_games::{FaultPolicy, Faulty, Outcome, PlayerId, Recorded, TimeControl, Wire};
 use arbiter_replay::{
-    BotSummary, BotTick, Header, MatchResult, Message, Player, Record, ReplayError, ReplayWriter,
-    Tick,
+    BotSummary, BotTick, Event, Header, MatchResult, Message, Player, Record, ReplayError,
+    ReplayWriter, Tick, TickAction,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::seat::{
     Ask, DiscardReason, Discarded, Down, ExitInfo, Line, MAX_LINE, Reply, Seat, SeatKind,
 };
+
+/// What a tick of a match of `G` records as its action.
+type RecordedAction<G> = TickAction<<G as Recorded>::ActionRecord>;
+/// A replay line of a match of `G`, in the game's own types.
+type GameRecord<G> =
+    Record<<G as Recorded>::SettingsRecord, RecordedAction<G>, <G as Recorded>::Snapshot>;
 
 /// The error text of a turn whose answer did not come in time.
 pub const TIMEOUT_ERROR: &str = "response time limit exceeded";
@@ -251,7 +256,7 @@ impl<'a, G: Wire> Referee<'a, G> {
                 .collect();
             let header = Header::new(
                 G::NAME,
-                self.game.settings_json(),
+                self.game.settings_record(),
                 self.config.seed,
                 players,
             );
@@ -259,7 +264,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         }
 
         self.start()?;
-        self.end_tick(None, Tick::start_action())?;
+        self.end_tick(None, Some(Event::Start.into()))?;
 
         while self.forfeit.is_none() {
             if self.everyone_left() && self.game.abandon() {
@@ -269,10 +274,9 @@ impl<'a, G: Wire> Referee<'a, G> {
             let action = if self.game.is_stuck() {
                 self.game.apply_stuck();
                 self.eliminate(p);
-                Tick::stuck_action()
+                Some(Event::Stuck.into())
             } else {
                 self.turn(p)
-                    .unwrap_or_else(|| serde_json::json!({"kind": "forfeit"}))
             };
             self.end_tick(Some(p), action)?;
         }
@@ -454,8 +458,8 @@ impl<'a, G: Wire> Referee<'a, G> {
         }
     }
 
-    /// Plays player `p`'s turn; the JSON of the action played, `None` if `p` forfeited.
-    fn turn(&mut self, p: PlayerId) -> Option<Value> {
+    /// Plays player `p`'s turn; what the replay records of it (`None` when not recording).
+    fn turn(&mut self, p: PlayerId) -> Option<RecordedAction<G>> {
         self.tell_watchers(p);
         let mut faulty = Faulty::Offline;
         let mut chosen = None;
@@ -501,12 +505,14 @@ impl<'a, G: Wire> Referee<'a, G> {
         }
         let action = match chosen {
             Some(action) => action,
-            None if self.forfeit.is_some() => return None,
+            None if self.forfeit.is_some() => {
+                return self.recording().then_some(Event::Forfeit.into());
+            }
             None => self.fault_action(faulty),
         };
-        let json = self.recording().then(|| self.game.action_json(action));
+        let record = self.recording().then(|| self.game.action_record(action));
         self.game.apply_unchecked(action);
-        Some(json.unwrap_or(Value::Null))
+        record.map(TickAction::Played)
     }
 
     fn fault_action(&mut self, faulty: Faulty<G::Action>) -> G::Action {
@@ -623,7 +629,11 @@ impl<'a, G: Wire> Referee<'a, G> {
 
     /// Ends the tick: when the match is over, says so to every bot still playing and closes
     /// them all first, so that their last log lines land in the last tick; then writes the tick.
-    fn end_tick(&mut self, player: Option<PlayerId>, action: Value) -> Result<(), ReplayError> {
+    fn end_tick(
+        &mut self,
+        player: Option<PlayerId>,
+        action: Option<RecordedAction<G>>,
+    ) -> Result<(), ReplayError> {
         let over = self.forfeit.is_some() || self.game.to_move().is_none();
         // A forfeited turn is a turn taken, though the game did not move.
         self.ticks = self.game.tick() + u32::from(self.forfeit.is_some() && player.is_some());
@@ -637,12 +647,12 @@ impl<'a, G: Wire> Referee<'a, G> {
             }
             self.close_all(Instant::now() + self.config.grace);
         }
-        if !self.recording() {
+        let Some(action) = action.filter(|_| self.recording()) else {
             for state in &mut self.seats {
                 let _ = state.seat.take_log();
             }
             return Ok(());
-        }
+        };
         let bots = self
             .seats
             .iter_mut()
@@ -664,7 +674,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         self.write(Record::Tick(tick))
     }
 
-    fn write(&mut self, record: Record) -> Result<(), ReplayError> {
+    fn write(&mut self, record: GameRecord<G>) -> Result<(), ReplayError> {
         match &mut self.replay {
             Some(replay) => replay.write(&record),
             None => Ok(()),

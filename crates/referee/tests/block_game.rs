@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use arbiter_games::{
-    FaultPolicy, Faulty, Game, Illegal, Outcome, PlayerId, Robot, TimeControl, Wire,
+    FaultPolicy, Faulty, Game, Illegal, Outcome, PlayerId, Recorded, Robot, TimeControl, Wire,
 };
 use arbiter_referee::{BuiltinSeat, MatchConfig, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
@@ -132,14 +132,36 @@ impl Wire for Relay {
             Faulty::Offline => Step::Nothing("offline"),
         })
     }
-    fn snapshot(&self) -> serde_json::Value {
-        serde_json::json!({"total": self.total})
+}
+
+/// What the replay records: the total, the step played (by its `Debug` text), no settings.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Total {
+    total: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct StepRecord {
+    kind: String,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct NoSettings {}
+
+impl Recorded for Relay {
+    type Snapshot = Total;
+    type ActionRecord = StepRecord;
+    type SettingsRecord = NoSettings;
+    fn snapshot(&self) -> Total {
+        Total { total: self.total }
     }
-    fn action_json(&self, action: Step) -> serde_json::Value {
-        serde_json::json!({"kind": format!("{action:?}")})
+    fn action_record(&self, action: Step) -> StepRecord {
+        StepRecord {
+            kind: format!("{action:?}"),
+        }
     }
-    fn settings_json(&self) -> serde_json::Value {
-        serde_json::json!({})
+    fn settings_record(&self) -> NoSettings {
+        NoSettings {}
     }
 }
 

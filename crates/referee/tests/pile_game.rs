@@ -4,7 +4,9 @@
 
 mod common;
 
-use arbiter_games::{FaultPolicy, Game, Illegal, Outcome, PlayerId, Robot, TimeControl, Wire};
+use arbiter_games::{
+    FaultPolicy, Game, Illegal, Outcome, PlayerId, Recorded, Robot, TimeControl, Wire,
+};
 use arbiter_referee::{BuiltinSeat, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
 use common::{assert_group_gone, config, temp_dir};
@@ -105,14 +107,40 @@ impl Wire for Pile {
     fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<u32> {
         None
     }
-    fn snapshot(&self) -> serde_json::Value {
-        serde_json::json!({"left": self.left})
+}
+
+/// What the replay records: stones left, stones taken, the pile at the start.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Stones {
+    left: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Take {
+    kind: String,
+    n: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct PileSettings {
+    pile: u32,
+}
+
+impl Recorded for Pile {
+    type Snapshot = Stones;
+    type ActionRecord = Take;
+    type SettingsRecord = PileSettings;
+    fn snapshot(&self) -> Stones {
+        Stones { left: self.left }
     }
-    fn action_json(&self, take: u32) -> serde_json::Value {
-        serde_json::json!({"kind": "take", "n": take})
+    fn action_record(&self, take: u32) -> Take {
+        Take {
+            kind: "take".into(),
+            n: take,
+        }
     }
-    fn settings_json(&self) -> serde_json::Value {
-        serde_json::json!({"pile": 7})
+    fn settings_record(&self) -> PileSettings {
+        PileSettings { pile: 7 }
     }
 }
 

@@ -8,14 +8,23 @@
 //! {"type":"result","ticks":17,"reason":"goal","scores":[…],"placement":[…],"bots":[…]}
 //! ```
 //!
-//! The format knows no game: settings, positions and actions are whatever JSON the game's wire
-//! codec produces. A file is written line by line and flushed after each one, so a viewer can
-//! follow a match while it is played; it may be gzip-compressed (`.gz`), and readers detect that
-//! from the content, not the name.
+//! The format knows no game: settings, positions and actions are whatever the game records. A
+//! writer passes the game's own serde types ([`Record`] is generic over them); a reader that knows
+//! no game reads them as JSON values (the defaults of the type parameters).
+//!
+//! Objects a game records have their keys in sorted order, as replays have always been written:
+//! a game's per-tick types declare their fields in that order, and the header's settings are
+//! sorted when written (see [`Header::settings`]).
+//!
+//! A file is written line by line and flushed after each one, so a viewer can follow a match
+//! while it is played; it may be gzip-compressed (`.gz`), and readers detect that from the
+//! content, not the name.
 //!
 //! Versioning: a reader refuses a file whose major version is newer than its own, and reads a
 //! newer minor version, ignoring fields and record types it does not know. A change that old
 //! readers can safely ignore bumps the minor version; anything else bumps the major one.
+
+#![warn(missing_docs)]
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -24,15 +33,18 @@ use std::path::{Path, PathBuf};
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 /// The version of the format this crate writes, and the newest major version it reads.
 pub const FORMAT: FormatVersion = FormatVersion { major: 1, minor: 0 };
 
+/// A version of the replay format: `major.minor`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct FormatVersion {
+    /// Bumped by a change old readers cannot ignore.
     pub major: u32,
+    /// Bumped by a change old readers can safely ignore.
     pub minor: u32,
 }
 
@@ -42,12 +54,18 @@ impl std::fmt::Display for FormatVersion {
     }
 }
 
-/// One line of a replay.
+/// One line of a replay, with the game's settings `S`, tick actions `A` and positions `P`.
+///
+/// A writer uses the game's types (actions as [`TickAction`]); a reader that knows no game
+/// reads them as JSON values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-pub enum Record {
-    Header(Header),
-    Tick(Tick),
+pub enum Record<S = Value, A = Value, P = Value> {
+    /// The first line.
+    Header(Header<S>),
+    /// One line per turn.
+    Tick(Tick<A, P>),
+    /// The last line, once the match is over.
     Result(MatchResult),
     /// A record type added by a newer minor version; readers skip it.
     #[serde(other)]
@@ -56,12 +74,19 @@ pub enum Record {
 
 /// The first line: what was played, by whom, and how to replay it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Header {
+pub struct Header<S = Value> {
+    /// The version of the format the file is written in.
     pub format: FormatVersion,
     /// The game's short name, as on the command line (`quoridor`).
     pub game: String,
-    /// The game's settings, as its wire codec writes them.
-    pub settings: Value,
+    /// The game's settings, as the game records them. Written with the keys of every object in
+    /// sorted order, whatever the order of the fields of `S`: the settings types are shared with
+    /// the command line and tournaments, and this keeps the header the same if they change.
+    #[serde(
+        serialize_with = "sorted_keys",
+        bound(serialize = "S: Serialize", deserialize = "S: Deserialize<'de>")
+    )]
+    pub settings: S,
     /// Seed of the match's random generator (faulty bots' moves): the same seed and the same
     /// deterministic bots give the same match.
     pub seed: u64,
@@ -69,9 +94,16 @@ pub struct Header {
     pub players: Vec<Player>,
 }
 
-impl Header {
+/// Writes `value` with the keys of its objects sorted (the order of a [`Value`]'s map).
+fn sorted_keys<T: Serialize, W: Serializer>(value: &T, out: W) -> Result<W::Ok, W::Error> {
+    serde_json::to_value(value)
+        .map_err(serde::ser::Error::custom)?
+        .serialize(out)
+}
+
+impl<S> Header<S> {
     /// A header in the current format version.
-    pub fn new(game: impl Into<String>, settings: Value, seed: u64, players: Vec<Player>) -> Self {
+    pub fn new(game: impl Into<String>, settings: S, seed: u64, players: Vec<Player>) -> Self {
         Header {
             format: FORMAT,
             game: game.into(),
@@ -82,9 +114,12 @@ impl Header {
     }
 }
 
+/// A seat of the match.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Player {
+    /// The name the seat plays under.
     pub name: String,
+    /// How the seat is connected.
     pub kind: PlayerKind,
     /// The command line of a process seat; `None` for the others.
     pub command: Option<String>,
@@ -103,6 +138,7 @@ pub enum PlayerKind {
 }
 
 impl PlayerKind {
+    /// The kind as written in replays (`process`).
     pub fn as_str(self) -> &'static str {
         match self {
             PlayerKind::Process => "process",
@@ -112,27 +148,66 @@ impl PlayerKind {
     }
 }
 
-/// One turn (tick 0: the start of the match).
+/// One turn (tick 0: the start of the match), with the game's actions `A` (a writer's
+/// [`TickAction`]) and positions `P`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Tick {
+pub struct Tick<A = Value, P = Value> {
+    /// The number of turns taken after this one.
     pub tick: u32,
     /// The player who acted; `None` at tick 0.
     pub player: Option<usize>,
-    /// `{"kind":"start"}`, `{"kind":"stuck"}`, or the game's JSON for the action played
-    /// (`{"kind":"move",…}`, `{"kind":"place",…}`), which is the fault action when the bot faulted.
-    pub action: Value,
-    /// The position after the action, as the game's wire codec writes it.
-    pub state: Value,
+    /// `{"kind":"start"}`, `{"kind":"stuck"}`, `{"kind":"forfeit"}`, or the game's record of the
+    /// action played (`{"kind":"move",…}`, `{"kind":"place",…}`), which is the fault action when
+    /// the bot faulted.
+    pub action: A,
+    /// The position after the action, as the game records it.
+    pub state: P,
     /// One per player, in player id order.
     pub bots: Vec<BotTick>,
 }
 
 impl Tick {
+    /// The action of tick 0, as a JSON value.
     pub fn start_action() -> Value {
-        serde_json::json!({"kind": "start"})
+        Event::Start.into()
     }
+    /// The action of a player who had no legal action, as a JSON value.
     pub fn stuck_action() -> Value {
-        serde_json::json!({"kind": "stuck"})
+        Event::Stuck.into()
+    }
+}
+
+/// What a tick records as its action: an event of the match, or the action a player played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TickAction<A> {
+    /// A turn that played no action.
+    Event(Event),
+    /// The game's record of the action played.
+    Played(A),
+}
+
+/// A tick that played no action, written `{"kind":"start"}` and so on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Event {
+    /// Tick 0: the start of the match.
+    Start,
+    /// The player on turn had no legal action.
+    Stuck,
+    /// The player on turn forfeited the match.
+    Forfeit,
+}
+
+impl From<Event> for Value {
+    fn from(event: Event) -> Value {
+        serde_json::to_value(event).expect("an event is a JSON object")
+    }
+}
+
+impl<A> From<Event> for TickAction<A> {
+    fn from(event: Event) -> Self {
+        TickAction::Event(event)
     }
 }
 
@@ -158,16 +233,19 @@ pub struct BotTick {
     pub bank_ms: f64,
 }
 
+/// A message between the referee and a bot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     /// Milliseconds since the match started.
     pub at_ms: f64,
+    /// The message, line ends included.
     pub text: String,
 }
 
 /// The last line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchResult {
+    /// The number of turns taken.
     pub ticks: u32,
     /// Why the match ended: `goal`, `tick_limit`, `last_player_left`, `forfeit`, …
     pub reason: String,
@@ -175,33 +253,68 @@ pub struct MatchResult {
     pub scores: Vec<f64>,
     /// Place per player (1 is best; equal places are ties).
     pub placement: Vec<u32>,
+    /// One per player, in player id order.
     pub bots: Vec<BotSummary>,
 }
 
+/// How one bot did over the match.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BotSummary {
+    /// The name the seat played under.
     pub name: String,
     /// Malformed or illegal answers, and going offline.
     pub errors: u32,
+    /// Answers that came too late, or not at all.
     pub timeouts: u32,
     /// Whether the bot went offline during the match (exited, crashed, closed its output).
     pub crashed: bool,
 }
 
+/// Why a replay could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
+    /// The file could not be opened.
     #[error("cannot open replay {path}: {source}")]
-    Open { path: PathBuf, source: io::Error },
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The file could not be created.
     #[error("cannot create replay {path}: {source}")]
-    Create { path: PathBuf, source: io::Error },
+    Create {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Reading failed.
     #[error("reading replay, line {line}: {source}")]
-    Read { line: usize, source: io::Error },
+    Read {
+        /// The line being read, from 1.
+        line: usize,
+        /// Why.
+        source: io::Error,
+    },
+    /// Writing failed.
     #[error("writing replay: {0}")]
     Write(#[from] io::Error),
+    /// A line is not a record of the format.
     #[error("replay line {line}: {message}")]
-    Malformed { line: usize, message: String },
+    Malformed {
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The file is in a newer major version of the format.
     #[error("replay format {found} is newer than this arbiter reads ({}.x); upgrade arbiter", FORMAT.major)]
-    TooNew { found: FormatVersion },
+    TooNew {
+        /// The version of the file.
+        found: FormatVersion,
+    },
+    /// The file holds no record.
     #[error("the replay is empty")]
     Empty,
 }
@@ -236,6 +349,7 @@ impl ReplayWriter {
 }
 
 impl<W: Write> ReplayWriter<W> {
+    /// Writes plain JSON Lines to `out`.
     pub fn new(out: W) -> Self {
         ReplayWriter {
             sink: Sink::Plain(out),
@@ -243,6 +357,7 @@ impl<W: Write> ReplayWriter<W> {
         }
     }
 
+    /// Writes gzip-compressed JSON Lines to `out`.
     pub fn gzip(out: W) -> Self {
         ReplayWriter {
             sink: Sink::Gzip(GzEncoder::new(out, Compression::default())),
@@ -250,7 +365,13 @@ impl<W: Write> ReplayWriter<W> {
         }
     }
 
-    pub fn write(&mut self, record: &Record) -> Result<(), ReplayError> {
+    /// Writes one record as one line, and flushes it.
+    pub fn write<S, A, P>(&mut self, record: &Record<S, A, P>) -> Result<(), ReplayError>
+    where
+        S: Serialize,
+        A: Serialize,
+        P: Serialize,
+    {
         self.line.clear();
         serde_json::to_writer(&mut self.line, record).map_err(io::Error::from)?;
         self.line.push(b'\n');
@@ -335,6 +456,7 @@ impl<R: BufRead> ReplayReader<R> {
         Ok(reader)
     }
 
+    /// The header, read on opening.
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -409,23 +531,27 @@ fn parse_header(line: &str) -> Result<Header, ReplayError> {
     if found.major > FORMAT.major {
         return Err(ReplayError::TooNew { found });
     }
-    match serde_json::from_value(value) {
+    match serde_json::from_value::<Record>(value) {
         Ok(Record::Header(header)) => Ok(header),
         Ok(_) => unreachable!("the type was checked"),
         Err(e) => Err(malformed(e.to_string())),
     }
 }
 
-/// A whole replay in memory.
+/// A whole replay in memory, with the game's settings `S`, tick actions `A` and positions `P`
+/// (JSON values when read).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Replay {
-    pub header: Header,
-    pub ticks: Vec<Tick>,
+pub struct Replay<S = Value, A = Value, P = Value> {
+    /// The first line.
+    pub header: Header<S>,
+    /// One per turn, from tick 0.
+    pub ticks: Vec<Tick<A, P>>,
     /// `None` if the match was cut short (or is still being written).
     pub result: Option<MatchResult>,
 }
 
 impl Replay {
+    /// Reads the rest of a replay.
     pub fn from_reader<R: BufRead>(mut reader: ReplayReader<R>) -> Result<Replay, ReplayError> {
         let mut replay = Replay {
             header: reader.header().clone(),
@@ -441,9 +567,11 @@ impl Replay {
         }
         Ok(replay)
     }
+}
 
+impl<S: Clone + Serialize, A: Clone + Serialize, P: Clone + Serialize> Replay<S, A, P> {
     /// The records in file order.
-    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
+    pub fn records(&self) -> impl Iterator<Item = Record<S, A, P>> + '_ {
         std::iter::once(Record::Header(self.header.clone()))
             .chain(self.ticks.iter().cloned().map(Record::Tick))
             .chain(self.result.iter().cloned().map(Record::Result))
@@ -485,13 +613,13 @@ impl StripTiming for BotTick {
     }
 }
 
-impl StripTiming for Tick {
+impl<A, P> StripTiming for Tick<A, P> {
     fn strip_timing(&mut self) {
         self.bots.iter_mut().for_each(StripTiming::strip_timing);
     }
 }
 
-impl StripTiming for Record {
+impl<S, A, P> StripTiming for Record<S, A, P> {
     fn strip_timing(&mut self) {
         if let Record::Tick(tick) = self {
             tick.strip_timing();
@@ -499,19 +627,19 @@ impl StripTiming for Record {
     }
 }
 
-impl StripTiming for [Record] {
+impl<S, A, P> StripTiming for [Record<S, A, P>] {
     fn strip_timing(&mut self) {
         self.iter_mut().for_each(StripTiming::strip_timing);
     }
 }
 
-impl StripTiming for Vec<Record> {
+impl<S, A, P> StripTiming for Vec<Record<S, A, P>> {
     fn strip_timing(&mut self) {
         self.as_mut_slice().strip_timing();
     }
 }
 
-impl StripTiming for Replay {
+impl<S, A, P> StripTiming for Replay<S, A, P> {
     fn strip_timing(&mut self) {
         self.ticks.iter_mut().for_each(StripTiming::strip_timing);
     }

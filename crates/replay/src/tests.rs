@@ -389,3 +389,84 @@ fn strip_timing_zeroes_every_clock_reading() {
     };
     assert_eq!(tick.bots[0].received[0].at_ms, 0.0);
 }
+
+/// A game's settings type, fields deliberately out of sorted order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Settings {
+    walls: u8,
+    board: u8,
+}
+
+/// A game's action record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Step {
+    kind: String,
+    x: u8,
+}
+
+#[test]
+fn typed_records_write_sorted_settings_and_events() {
+    let header: Record<Settings, TickAction<Step>, Vec<u8>> = Record::Header(Header::new(
+        "test",
+        Settings {
+            walls: 10,
+            board: 9,
+        },
+        1,
+        Vec::new(),
+    ));
+    let tick = |action| {
+        Record::<Settings, _, _>::Tick(Tick {
+            tick: 0,
+            player: None,
+            action,
+            state: vec![1u8],
+            bots: Vec::new(),
+        })
+    };
+    let mut writer = ReplayWriter::new(Vec::new());
+    writer.write(&header).unwrap();
+    writer.write(&tick(Event::Start.into())).unwrap();
+    writer.write(&tick(Event::Forfeit.into())).unwrap();
+    writer.write(&tick(TickAction::Played(a_move()))).unwrap();
+    let text = String::from_utf8(writer.finish().unwrap()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains(r#""settings":{"board":9,"walls":10}"#),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains(r#""action":{"kind":"start"}"#),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].contains(r#""action":{"kind":"forfeit"}"#),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].contains(r#""action":{"kind":"move","x":3}"#),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(Tick::start_action(), json!({"kind": "start"}));
+    assert_eq!(Tick::stuck_action(), json!({"kind": "stuck"}));
+    for (line, action) in [
+        (lines[2], TickAction::Event(Event::Forfeit)),
+        (lines[3], TickAction::Played(a_move())),
+    ] {
+        match serde_json::from_str::<Record<Value, TickAction<Step>, Vec<u8>>>(line) {
+            Ok(Record::Tick(tick)) => assert_eq!(tick.action, action),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
+
+fn a_move() -> Step {
+    Step {
+        kind: "move".into(),
+        x: 3,
+    }
+}

@@ -216,7 +216,7 @@ fn summarize(id: String, path: &Path, size: u64, modified: SystemTime) -> Replay
         match serde_json::from_str::<RecordType>(line) {
             Ok(r) if r.kind == "tick" => summary.ticks += 1,
             Ok(r) if r.kind == "result" => {
-                if let Ok(Record::Result(result)) = serde_json::from_str(line) {
+                if let Ok(Record::Result(result)) = serde_json::from_str::<Record>(line) {
                     summary.complete = true;
                     summary.reason = Some(result.reason);
                     summary.placement = Some(result.placement);

@@ -2,7 +2,9 @@
 //! logged, written as replay records.
 
 use arbiter_games::labyrinth::{Action, Labyrinth, Level};
-use arbiter_games::{Game, Wire};
+use arbiter_games::{Game, Recorded, Wire};
+
+use crate::{record, record_action};
 use arbiter_replay::{BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind};
 use arbiter_replay::{Record, Tick};
 use serde_json::{Value, json};
@@ -32,7 +34,7 @@ pub(super) fn rebuild(
             tick: 0,
             player: None,
             action: Tick::start_action(),
-            state: game.snapshot(),
+            state: record(game.snapshot()),
             bots: vec![BotTick::default(); seats],
         }),
     ];
@@ -105,7 +107,7 @@ fn settings(game: &Labyrinth, log: &Log, inferred: &Inferred, source: &str) -> V
     } else {
         "inferred"
     };
-    let mut settings = game.settings_json();
+    let mut settings = record(game.settings_record());
     settings["note"] = json!(notes.join("; "));
     settings["import"] = json!({
         "format": "graphisoft-log",
@@ -161,8 +163,8 @@ fn play_turn(
     Ok(Tick {
         tick: game.tick(),
         player: Some(seat),
-        action: game.action_json(turn.action),
-        state: game.snapshot(),
+        action: record_action(game, turn.action),
+        state: record(game.snapshot()),
         bots,
     })
 }

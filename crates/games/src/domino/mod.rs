@@ -21,8 +21,10 @@
 //! ChaCha stream so that the same seed gives the same board on every machine and version: the
 //! two games of a pairing share one board by sharing the seed.
 
+mod record;
 mod wire;
 
+pub use record::{ActionRecord, PlaceKind, Snapshot};
 pub use wire::{ACK, DominoClient, REPLY_LIMIT, STARTUP_ALLOWANCE, parse_move, parse_obstacles};
 
 use std::fmt;

@@ -3,8 +3,6 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use serde_json::json;
-
 use super::*;
 use crate::{ClientEvent, ExtraLines, FaultPolicy, TimeControl, Wire, WireClient, shorten};
 
@@ -91,27 +89,6 @@ impl Wire for Domino {
     /// answer (spec §4.8).
     fn extra_lines(&self) -> ExtraLines {
         ExtraLines::NextReply
-    }
-
-    /// Counts only: the board at any tick is the settings' obstacles plus the placements of the
-    /// ticks before it, and writing it out every tick would make a 51×51 replay megabytes long.
-    fn snapshot(&self) -> serde_json::Value {
-        json!({
-            "tick": self.tick,
-            "current": self.current(),
-            "free": self.free_count(),
-            "placements": if self.loser.is_some() { 0 } else { self.count_placements() },
-            "last": self.last.map(|p| json!([[p.a.x, p.a.y], [p.b.x, p.b.y]])),
-            "loser": self.loser,
-        })
-    }
-
-    fn action_json(&self, p: Placement) -> serde_json::Value {
-        json!({"kind": "place", "cells": [[p.a.x, p.a.y], [p.b.x, p.b.y]]})
-    }
-
-    fn settings_json(&self) -> serde_json::Value {
-        serde_json::to_value(&*self.settings).expect("settings serialize")
     }
 }
 

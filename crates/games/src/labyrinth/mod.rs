@@ -13,12 +13,14 @@
 
 pub mod board;
 pub mod level;
+mod record;
 mod wire;
 
 pub use board::{
     MAX_CELLS, Push, Reach, class_of, push_tiles, pushed_cell, reach, rot, same_class,
 };
 pub use level::{Level, MAX_SEATS, SplitMix64};
+pub use record::{ActionRecord, PushRecord, SettingsRecord, Snapshot, TurnKind};
 pub use wire::{Init, LabyrinthClient, REPLY_LIMIT, parse_action};
 
 use std::fmt;
@@ -51,8 +53,12 @@ impl fmt::Display for Cell {
     }
 }
 
-/// The MESSAGE code of a turn (§8.5): what a player is told about its previous turn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// The MESSAGE code of a turn (§8.5): what a player is told about its previous turn. Replays
+/// write it as on the wire ([`Code::as_str`]).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Code {
     #[default]
     Ok,

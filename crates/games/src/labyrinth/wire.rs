@@ -4,8 +4,6 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
-
 use super::*;
 use crate::{ClientEvent, FaultPolicy, Faulty, TimeControl, Wire, WireClient, shorten};
 
@@ -220,58 +218,6 @@ impl Wire for Labyrinth {
             Faulty::Malformed => Action::Void(Code::NoPush),
             Faulty::Illegal(action) => self.refused(action),
             Faulty::Timeout | Faulty::Offline => Action::Void(Code::Timeout),
-        })
-    }
-
-    fn snapshot(&self) -> serde_json::Value {
-        let cell = |c: Cell| json!([c.x, c.y]);
-        json!({
-            "round": self.round(),
-            "to_move": self.to_move(),
-            "fields": self.tiles,
-            "displays": self
-                .active_displays()
-                .map(|(d, c)| json!([d, c.x, c.y]))
-                .collect::<Vec<_>>(),
-            "positions": (0..self.players).map(|s| cell(self.position(s))).collect::<Vec<_>>(),
-            "extras": self.extras(),
-            "scores": self.scores(),
-            "targets": (0..self.players).map(|s| self.current_target(s)).collect::<Vec<_>>(),
-            "codes": self.codes().iter().map(|c| c.as_str()).collect::<Vec<_>>(),
-        })
-    }
-
-    fn action_json(&self, action: Action) -> serde_json::Value {
-        let push_json = |p: Push| json!({"c": p.c, "p": p.p, "k": p.k, "t": p.t});
-        let (push, goto, code) = match action {
-            Action::Move { push, goto } => {
-                let goto = match goto {
-                    Goto::Cell(x, y) => json!([x, y]),
-                    Goto::None | Goto::Malformed => serde_json::Value::Null,
-                };
-                (push_json(push), goto, Code::Ok)
-            }
-            Action::PushOnly(push) => (push_json(push), serde_json::Value::Null, Code::BadGoto),
-            Action::Void(code) => (serde_json::Value::Null, serde_json::Value::Null, code),
-        };
-        json!({"kind": "turn", "push": push, "goto": goto, "code": code.as_str()})
-    }
-
-    fn settings_json(&self) -> serde_json::Value {
-        let level = &self.level;
-        let cell = |c: &Cell| json!([c.x, c.y]);
-        json!({
-            "level": self.settings.level_number,
-            "game_id": self.settings.game_id,
-            "seed": level.seed,
-            "width": level.width,
-            "height": level.height,
-            "max_tick": level.max_tick,
-            "blocked": level.blocked.iter().map(cell).collect::<Vec<_>>(),
-            "displays": level.displays.iter().map(cell).collect::<Vec<_>>(),
-            "tiles": level.tiles,
-            "starts": level.starts[..self.players].iter().map(cell).collect::<Vec<_>>(),
-            "targets": &level.targets[..self.players],
         })
     }
 }

@@ -48,9 +48,11 @@
 //! current shortest path of one of the players.
 
 mod bits;
+mod record;
 mod rotate;
 mod wire;
 
+pub use record::{ActionKind, ActionRecord, SettingsRecord, Snapshot};
 pub use wire::{PuoriborClient, WallLine, WallLineKind};
 
 use std::fmt;

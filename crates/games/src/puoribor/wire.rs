@@ -3,8 +3,6 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use serde_json::json;
-
 use super::*;
 use crate::{ClientEvent, FaultPolicy, TimeControl, Wire, WireClient, shorten};
 
@@ -68,16 +66,6 @@ impl fmt::Display for WallLine {
     }
 }
 
-fn action_name(kind: i32) -> &'static str {
-    match kind {
-        Action::MOVE => "move",
-        Action::HORIZONTAL => "horizontal",
-        Action::VERTICAL => "vertical",
-        Action::ROTATE => "rotate",
-        _ => "unknown",
-    }
-}
-
 impl Wire for Puoribor {
     /// 1 s per reply, 2 s more for a bot's first reply (spec §8.4).
     fn time_control(&self) -> TimeControl {
@@ -121,41 +109,6 @@ impl Wire for Puoribor {
 
     fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<Action> {
         None
-    }
-
-    fn snapshot(&self) -> serde_json::Value {
-        let walls: Vec<_> = self
-            .wall_lines()
-            .map(|w| json!([w.kind.letter().to_string(), w.x, w.y, w.owner]))
-            .collect();
-        json!({
-            "tick": self.tick,
-            "current": self.current(),
-            "pawns": [self.pawn(0), self.pawn(1)],
-            "walls_remaining": self.walls,
-            "walls": walls,
-            "distances": [self.distance(0), self.distance(1)],
-            "done": self.done(),
-        })
-    }
-
-    /// `{"kind": "move" | "horizontal" | "vertical" | "rotate", "type", "x", "y"}`: the name
-    /// for people, the upstream triple for programs.
-    fn action_json(&self, action: Action) -> serde_json::Value {
-        json!({
-            "kind": action_name(action.kind),
-            "type": action.kind,
-            "x": action.x,
-            "y": action.y,
-        })
-    }
-
-    fn settings_json(&self) -> serde_json::Value {
-        json!({
-            "board": SIZE,
-            "walls": START_WALLS,
-            "max_ticks": self.max_ticks,
-        })
     }
 }
 

@@ -12,8 +12,10 @@
 //! a detour around the blocked edge rather than a whole new path.
 
 mod bits;
+mod record;
 mod wire;
 
+pub use record::{ActionRecord, Snapshot};
 pub use wire::QuoridorClient;
 
 use std::fmt;

@@ -2,8 +2,6 @@
 
 use std::fmt::Write as _;
 
-use serde_json::json;
-
 use super::*;
 use crate::{ClientEvent, FaultPolicy, TimeControl, Wire, WireClient};
 
@@ -75,36 +73,6 @@ impl Wire for Quoridor {
     }
     fn fault_action(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
         self.random_fallback(rng)
-    }
-    fn snapshot(&self) -> serde_json::Value {
-        let n = self.n as usize;
-        let pawns: Vec<_> = (0..n)
-            .map(|p| self.pawn(p).map(|c| json!([c.x, c.y])))
-            .collect();
-        let walls: Vec<_> = self
-            .walls()
-            .map(|(w, who)| json!([w.x, w.y, w.orientation.as_v(), who]))
-            .collect();
-        json!({
-            "tick": self.tick,
-            "current": self.current,
-            "pawns": pawns,
-            "walls_left": &self.walls_left[..n],
-            "walls": walls,
-            "distances": (0..n).map(|p| self.distance(p)).collect::<Vec<_>>(),
-            "eliminated": (0..n).map(|p| self.is_eliminated(p)).collect::<Vec<_>>(),
-        })
-    }
-    fn action_json(&self, action: Action) -> serde_json::Value {
-        match action {
-            Action::Move(c) => json!({"kind": "move", "x": c.x, "y": c.y}),
-            Action::Wall(w) => {
-                json!({"kind": "place", "x": w.x, "y": w.y, "v": w.orientation.as_v()})
-            }
-        }
-    }
-    fn settings_json(&self) -> serde_json::Value {
-        serde_json::to_value(self.settings()).expect("settings serialize")
     }
 }
 
