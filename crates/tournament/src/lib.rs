@@ -9,9 +9,10 @@
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
 //!
-//! Playing one match is the caller's: it implements [`pool::Arena`] for its game, so this crate
-//! works for every game the referee can play.
+//! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
+//! - [`arena`]: [`arena::GameArena`], which plays the matches of any game of the catalog.
 
+pub mod arena;
 pub mod compliance;
 pub mod lobby;
 pub mod matching;
@@ -21,6 +22,7 @@ pub mod pool;
 pub mod ratings;
 pub mod replays;
 pub mod schedule;
+pub mod setup;
 pub mod standings;
 pub mod store;
 pub mod swiss;
@@ -41,6 +43,8 @@ pub enum TournamentError {
     Player { id: String, message: String },
     #[error("{0}")]
     Schedule(String),
+    #[error("{0}")]
+    Setup(String),
     #[error("cannot open the store {target}: {source}")]
     Open { target: String, source: sqlx::Error },
     #[error("cannot bring the store {target} up to date: {source}")]
