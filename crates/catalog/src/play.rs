@@ -145,6 +145,20 @@ pub enum PlayError {
     Referee(#[from] RefereeError),
 }
 
+impl PlayError {
+    /// The error and its causes, as `a: b: c`, for logs and stored results.
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        text
+    }
+}
+
 /// Plays one match to its replay. Nothing is started unless every seat and the settings are
 /// right; every seat is closed when this returns.
 pub fn play_to_replay<G: CatalogGame>(plan: MatchPlan<'_, G>) -> Result<MatchReport, PlayError> {

@@ -615,19 +615,8 @@ fn play_game<G: CatalogGame>(
         robot_seeds: RobotSeeds::Table,
         replay,
     })
-    .map_err(|e| error_chain(&e))?;
+    .map_err(|e| e.chain())?;
     Ok((report.outcome.scores, report.outcome.reason))
-}
-
-/// An error and its causes, as `a: b: c`.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let _ = write!(text, ": {cause}");
-        source = cause.source();
-    }
-    text
 }
 
 /// Adds a game's points to the totals of the teams that played it.

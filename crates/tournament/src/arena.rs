@@ -1,7 +1,6 @@
 //! [`GameArena`]: the [`Arena`] of every game of the catalog, playing each match through the
 //! catalog's [`play_to_replay`] — the function `arbiter play` plays with.
 
-use std::error::Error;
 use std::path::Path;
 
 use arbiter_catalog::{
@@ -97,7 +96,7 @@ impl<G: CatalogGame> Arena for GameArena<G> {
 /// Tells a player whose program cannot be started (its fault) from everything else (Arbiter's
 /// or the machine's, retried).
 fn classify(error: PlayError) -> PlayFailure {
-    let message = chain(&error);
+    let message = error.chain();
     let PlayError::CannotStart { index, source, .. } = &error else {
         return PlayFailure::Arbiter(message);
     };
@@ -117,16 +116,4 @@ fn classify(error: PlayError) -> PlayFailure {
             reason: message,
         }
     }
-}
-
-/// An error and its causes, as `a: b: c`.
-fn chain(error: &dyn Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
