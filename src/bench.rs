@@ -1,17 +1,26 @@
+//! `arbiter bench GAME`: engine speed in uniformly random playouts.
+
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use arbiter_catalog::{Catalog, CatalogGame, Visit};
 use arbiter_games::Game;
 use arbiter_games::playout::random_playout;
-use clap::Args;
+use clap::{Args, FromArgMatches};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::games::{CliGame, GameFlags, GameName, dispatch};
+use crate::cli::{GameArgs, GameChoice};
 
 #[derive(Args)]
 pub struct BenchArgs {
-    game: GameName,
+    #[command(flatten)]
+    game: GameArgs<BenchCommon>,
+}
+
+/// What `bench` takes for every game.
+#[derive(Args)]
+pub struct BenchCommon {
     /// How long to run the playout loop.
     #[arg(long, default_value_t = 3.0)]
     seconds: f64,
@@ -20,8 +29,6 @@ pub struct BenchArgs {
     /// Print one JSON object: {"games_per_sec":…,"plies_per_sec":…}.
     #[arg(long)]
     json: bool,
-    #[command(flatten)]
-    flags: GameFlags,
 }
 
 pub struct Speed {
@@ -51,25 +58,47 @@ pub fn playouts<G: Game>(start: &G, budget: Duration, seed: u64) -> Speed {
     }
 }
 
-pub fn run(args: BenchArgs) -> Result<()> {
-    let budget = Duration::from_secs_f64(args.seconds.max(0.01));
-    let speed =
-        dispatch!(args.game, G => playouts(&G::bench_start(&args.flags)?, budget, args.seed));
+/// The playouts of the game named.
+struct Bench<'a>(&'a GameChoice<BenchCommon>);
+
+impl Visit for Bench<'_> {
+    type Output = Result<Speed>;
+
+    fn visit<G: CatalogGame>(self) -> Result<Speed> {
+        let GameChoice { args, matches, .. } = self.0;
+        let settings = G::Settings::from_arg_matches(matches)?;
+        let budget = Duration::from_secs_f64(args.seconds.max(0.01));
+        Ok(playouts(&G::bench_start(&settings)?, budget, args.seed))
+    }
+}
+
+pub fn run<C: Catalog>(args: BenchArgs) -> Result<()> {
+    let choice = args.game.required();
+    let speed = crate::visit::<C, _>(&choice.game, Bench(&choice))??;
     let games_per_sec = speed.games as f64 / speed.seconds;
     let plies_per_sec = speed.plies as f64 / speed.seconds;
-    if args.json {
+    if choice.args.json {
         println!(
             "{}",
             serde_json::json!({"games_per_sec": games_per_sec, "plies_per_sec": plies_per_sec})
         );
     } else {
         println!(
-            "{:?}: {} random games in {:.2} s: {games_per_sec:.0} games/s, {plies_per_sec:.0} plies/s ({:.1} plies a game)",
-            args.game,
+            "{}: {} random games in {:.2} s: {games_per_sec:.0} games/s, {plies_per_sec:.0} plies/s ({:.1} plies a game)",
+            game_title(&choice.game),
             speed.games,
             speed.seconds,
             speed.plies as f64 / speed.games.max(1) as f64
         );
     }
     Ok(())
+}
+
+/// `quoridor` as `Quoridor`, as the summary line always named games.
+fn game_title(name: &str) -> String {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }

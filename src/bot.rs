@@ -1,16 +1,17 @@
 use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result, bail};
-use arbiter_games::{ClientEvent, WireClient};
-use arbiter_robots::Robots;
+use arbiter_catalog::{Catalog, CatalogGame, Visit};
+use arbiter_games::ClientEvent;
 use clap::Args;
-
-use crate::games::{GameName, dispatch};
 
 #[derive(Args)]
 pub struct BotArgs {
-    game: GameName,
+    /// The game.
+    #[arg(index = 1)]
+    game: String,
     /// The robot (Quoridor: random, runner or blocker).
+    #[arg(index = 2)]
     name: String,
     /// Seed of the robot's own random choices.
     #[arg(long, default_value_t = 0)]
@@ -28,7 +29,23 @@ pub struct BotArgs {
     password: Option<String>,
 }
 
-pub fn run(args: BotArgs) -> Result<()> {
+/// A robot of the game named, playing through `input` and `output`.
+struct Bot<'a, I, O> {
+    name: &'a str,
+    seed: u64,
+    input: I,
+    output: O,
+}
+
+impl<I: BufRead, O: Write> Visit for Bot<'_, I, O> {
+    type Output = Result<()>;
+
+    fn visit<G: CatalogGame>(self) -> Result<()> {
+        play::<G>(self.name, self.seed, self.input, self.output)
+    }
+}
+
+pub fn run<C: Catalog>(args: BotArgs) -> Result<()> {
     match &args.connect {
         Some(addr) => {
             let team = args.team.as_deref().expect("clap requires --team");
@@ -43,12 +60,24 @@ pub fn run(args: BotArgs) -> Result<()> {
             let mut reader = std::io::BufReader::new(stream.try_clone()?);
             let mut writer = std::io::BufWriter::new(stream);
             login(&mut reader, &mut writer, team, &password)?;
-            dispatch!(args.game, G => play::<G>(&args.name, args.seed, reader, writer))
+            let bot = Bot {
+                name: &args.name,
+                seed: args.seed,
+                input: reader,
+                output: writer,
+            };
+            crate::visit::<C, _>(&args.game, bot)?
         }
         None => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
-            dispatch!(args.game, G => play::<G>(&args.name, args.seed, stdin, stdout))
+            let bot = Bot {
+                name: &args.name,
+                seed: args.seed,
+                input: stdin,
+                output: stdout,
+            };
+            crate::visit::<C, _>(&args.game, bot)?
         }
     }
 }
@@ -84,7 +113,7 @@ fn login(
 /// Plays as a bot: reads the referee's lines (stdin, or a server's socket) and answers (stdout,
 /// or the socket), so a built-in robot exercises exactly the protocol a contestant's program
 /// does.
-fn play<G: WireClient + Robots>(
+fn play<G: CatalogGame>(
     name: &str,
     seed: u64,
     input: impl BufRead,

@@ -1,28 +1,49 @@
+//! `arbiter perft GAME DEPTH`: the number of legal action sequences, to check move generators.
+
 use std::time::Instant;
 
 use anyhow::Result;
+use arbiter_catalog::{Catalog, CatalogGame, Setup, Visit};
 use arbiter_games::perft::perft;
-use clap::Args;
+use clap::{Args, FromArgMatches};
 
-use crate::games::{CliGame, GameFlags, GameName, dispatch};
+use crate::cli::{GameArgs, GameChoice};
 
 #[derive(Args)]
 pub struct PerftArgs {
-    game: GameName,
-    /// Length of the action sequences to count.
-    depth: u32,
     #[command(flatten)]
-    flags: GameFlags,
+    game: GameArgs<PerftCommon>,
 }
 
-pub fn run(args: PerftArgs) -> Result<()> {
+/// What `perft` takes for every game.
+#[derive(Args)]
+pub struct PerftCommon {
+    /// Length of the action sequences to count.
+    depth: u32,
+}
+
+/// The count of the game named, from the start position of a match with its settings.
+struct Perft<'a>(&'a GameChoice<PerftCommon>);
+
+impl Visit for Perft<'_> {
+    type Output = Result<u64>;
+
+    fn visit<G: CatalogGame>(self) -> Result<u64> {
+        let settings = G::Settings::from_arg_matches(&self.0.matches)?;
+        let start = G::build(&settings, &Setup::numbered(G::seats(&settings, 0)))?;
+        Ok(perft(&start, self.0.args.depth))
+    }
+}
+
+pub fn run<C: Catalog>(args: PerftArgs) -> Result<()> {
+    let choice = args.game.required();
     let started = Instant::now();
-    let count = dispatch!(args.game, G => perft(&G::from_flags(&args.flags)?, args.depth));
+    let count = crate::visit::<C, _>(&choice.game, Perft(&choice))??;
     let seconds = started.elapsed().as_secs_f64();
     println!("{count}");
     eprintln!(
         "perft {} = {count} in {seconds:.3} s ({:.1} M leaves/s)",
-        args.depth,
+        choice.args.depth,
         count as f64 / seconds / 1e6
     );
     Ok(())

@@ -14,11 +14,11 @@ use clap::{Args, Subcommand, ValueEnum};
 #[derive(Args)]
 pub struct ReplayArgs {
     #[command(subcommand)]
-    command: ReplayCommand,
+    pub command: ReplayCommand,
 }
 
 #[derive(Subcommand)]
-enum ReplayCommand {
+pub enum ReplayCommand {
     /// Write a replay in another tool's format.
     Export(ExportArgs),
     /// Read another tool's log into a replay, checking every action with the rules.
@@ -39,7 +39,7 @@ pub enum Format {
 }
 
 #[derive(Args)]
-struct ExportArgs {
+pub struct ExportArgs {
     #[arg(long, value_enum)]
     format: Format,
     /// The replay to export (plain or gzip-compressed).
@@ -55,7 +55,7 @@ struct ExportArgs {
 }
 
 #[derive(Args)]
-struct ImportArgs {
+pub struct ImportArgs {
     #[arg(long, value_enum)]
     format: Format,
     /// The log to import.

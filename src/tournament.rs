@@ -1,25 +1,23 @@
 //! `arbiter tournament`: run a tournament from a folder of player folders, resume it, and show
-//! its standings and matches. The work is the tournament crate's; this module reads flags,
-//! plays matches through [`crate::play::play`] for whichever game, and prints.
+//! its standings and matches. The work is the tournament crate's (set-up, the arena that plays
+//! every match through the catalog, the pool); this module reads flags and prints.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
-use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
-use arbiter_robots::Robots;
+use anyhow::{Context, Result};
+use arbiter_catalog::{Catalog, CatalogGame, TimeLimits, Visit};
 use arbiter_store::blocking::Store;
-use arbiter_store::{MatchRow, MatchState, Tournament, now_ms};
-use arbiter_tournament::plan::initial_matches;
-use arbiter_tournament::players::{self, Contestant, Status};
-use arbiter_tournament::pool::{self, Arena, Event, PlayFailure, RunOptions};
-use arbiter_tournament::{Format, compliance, standings};
-use clap::{Args, Subcommand, ValueEnum};
+use arbiter_store::{MatchRow, MatchState, Tournament};
+use arbiter_tournament::players::{self, Contestant};
+use arbiter_tournament::pool::{self, Arena, Event};
+use arbiter_tournament::setup::{self, NewTournament, Note};
+use arbiter_tournament::{Format, standings};
+use clap::{Args, FromArgMatches, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Value, json};
 
-use crate::games::{CliGame, GameFlags, GameName, dispatch};
-use crate::play::{CannotStart, TimeFlags, play};
+use crate::cli::{GameArgs, GameChoice};
 
 #[derive(Args)]
 pub struct TournamentArgs {
@@ -29,8 +27,9 @@ pub struct TournamentArgs {
 
 #[derive(Subcommand)]
 enum TournamentCommand {
-    /// Start a tournament between the player folders of a folder (and robots) and play it.
-    Run(Box<RunArgs>),
+    /// Start a tournament of a game between the player folders of a folder (and robots) and
+    /// play it.
+    Run(Box<RunGame>),
     /// Go on with a tournament that was stopped (killed, power cut, Ctrl-C).
     Resume(ResumeArgs),
     /// Print the standings (and the cross-table of a 2-player game).
@@ -40,14 +39,18 @@ enum TournamentCommand {
 }
 
 #[derive(Args)]
-struct RunArgs {
+struct RunGame {
+    #[command(flatten)]
+    game: GameArgs<RunArgs>,
+}
+
+/// What `tournament run` takes for every game.
+#[derive(Args)]
+pub struct RunArgs {
     /// The folder of player folders: each sub-folder with an info.txt (alias, full name,
     /// command) is a player, its name the player's id.
     #[arg(value_name = "PLAYERS_DIR")]
     dir: Option<PathBuf>,
-    /// The game.
-    #[arg(long)]
-    game: GameName,
     /// round-robin (2-player default), gauntlet, swiss (2-player games), groups (default with
     /// more players a match).
     #[arg(long, value_enum)]
@@ -81,9 +84,7 @@ struct RunArgs {
     #[arg(long, default_value_t = 3)]
     attempts: u32,
     #[command(flatten)]
-    time: TimeFlags,
-    #[command(flatten)]
-    flags: GameFlags,
+    time: TimeLimits,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -151,277 +152,108 @@ struct MatchesArgs {
     json: bool,
 }
 
-pub fn run(args: TournamentArgs) -> Result<()> {
+pub fn run<C: Catalog>(args: TournamentArgs) -> Result<()> {
     match args.command {
-        TournamentCommand::Run(args) => {
-            dispatch!(args.game, G => run_new::<G>(*args))
+        TournamentCommand::Run(run) => {
+            let choice = run.game.required();
+            crate::visit::<C, _>(&choice.game.clone(), RunNew(choice))?
         }
-        TournamentCommand::Resume(args) => resume(args),
+        TournamentCommand::Resume(args) => {
+            let store = Store::open(&args.db.db).with_context(|| format!("--db {}", args.db.db))?;
+            let t = tournament(&store, args.db.tournament)?;
+            let jobs = args.jobs.unwrap_or_else(default_jobs);
+            crate::visit::<C, _>(&t.game.clone(), Resume { store, t, jobs })?
+        }
         TournamentCommand::Standings(args) => print_standings(args),
         TournamentCommand::Matches(args) => print_matches(args),
     }
 }
 
-/// Plays the matches of one game through [`play`], the same path as `arbiter play`.
-struct GameArena<G> {
-    game: G,
-    config: MatchConfig,
-    /// The flags the game was made from, when it draws its board (Domino): each pairing then
-    /// gets its own board, drawn from this seed and the pairing.
-    board_flags: Option<GameFlags>,
-}
+/// `tournament run GAME`: set up through the tournament crate, then played out.
+struct RunNew(GameChoice<RunArgs>);
 
-impl<G: CliGame> GameArena<G> {
-    /// The start position of a match between `seats`: one board per pairing, the same for
-    /// both of its games (either seat order), as the Polish judge plays them.
-    fn start(&self, seats: &[SeatSpec]) -> Result<G, PlayFailure> {
-        let Some(flags) = &self.board_flags else {
-            return Ok(self.game.clone());
-        };
-        let mut names: Vec<String> = seats.iter().map(SeatSpec::name).collect();
-        names.sort();
-        // FNV-1a: stable across builds, so a resumed tournament draws the same boards.
-        let mut hash = flags.board_seed.unwrap_or(0) ^ 0xcbf2_9ce4_8422_2325;
-        for byte in names.join("\n").bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-        let mut flags = flags.clone();
-        flags.board_seed = Some(hash);
-        G::from_flags(&flags).map_err(|e| PlayFailure::Arbiter(format!("{e:#}")))
-    }
-}
+impl Visit for RunNew {
+    type Output = Result<()>;
 
-impl<G: CliGame> Arena for GameArena<G> {
-    fn players_per_match(&self) -> usize {
-        self.game.num_players()
-    }
-
-    fn play(
-        &self,
-        seats: &[SeatSpec],
-        seed: u64,
-        replay: &Path,
-    ) -> Result<MatchReport, PlayFailure> {
-        let config = MatchConfig {
+    fn visit<G: CatalogGame>(self) -> Result<()> {
+        let GameChoice { args, matches, .. } = self.0;
+        let seed = args.seed.unwrap_or_else(crate::play::fresh_seed);
+        let jobs = args.jobs.unwrap_or_else(default_jobs);
+        let store = Store::open(&args.db).with_context(|| format!("--db {}", args.db))?;
+        let new = NewTournament {
+            dir: args.dir,
+            add: args.add,
+            format: args.format.map(Format::from),
+            rounds: args.rounds,
+            challenger: args.challenger,
             seed,
-            ..self.config.clone()
+            replays: args.replays,
+            keep_failing: args.keep_failing,
+            attempts: args.attempts,
+            jobs,
+            settings: G::Settings::from_arg_matches(&matches)?,
+            time: args.time,
         };
-        play(
-            self.start(seats)?,
-            seats,
-            &config,
-            Some(&replay.to_path_buf()),
-        )
-        .map_err(classify)
-    }
-
-    fn check(&self, seat: &SeatSpec, replay: &Path) -> Result<MatchReport, PlayFailure> {
-        let mut seats = vec![seat.clone()];
-        let robot = SeatSpec::Builtin {
-            name: G::ROBOTS[0].into(),
-        };
-        seats.resize(self.game.num_players(), robot);
-        self.play(&seats, 1, replay)
-    }
-}
-
-/// Tells a player whose program cannot be started (its fault) from everything else (Arbiter's
-/// or the machine's, retried).
-fn classify(error: anyhow::Error) -> PlayFailure {
-    let message = format!("{error:#}");
-    let Some(start) = error.downcast_ref::<CannotStart>() else {
-        return PlayFailure::Arbiter(message);
-    };
-    let machine = match error.chain().find_map(|e| e.downcast_ref::<SeatError>()) {
-        // Out of processes, memory or file descriptors: nothing the bot did.
-        Some(SeatError::CannotStart { error, .. }) => {
-            matches!(
-                error.raw_os_error(),
-                Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE)
-            )
-        }
-        Some(_) => false,
-        None => true,
-    };
-    if machine {
-        PlayFailure::Arbiter(message)
-    } else {
-        PlayFailure::CannotStart {
-            seat: start.index,
-            reason: message,
-        }
-    }
-}
-
-fn arena<G: CliGame>(flags: &GameFlags, time: &TimeFlags) -> Result<GameArena<G>> {
-    let game = G::from_flags(flags)?;
-    Ok(GameArena {
-        board_flags: G::draws_board(flags).then(|| flags.clone()),
-        game,
-        config: MatchConfig {
-            time: time.time_control()?,
-            ..MatchConfig::default()
-        },
-    })
-}
-
-fn run_new<G: CliGame>(mut args: RunArgs) -> Result<()> {
-    let seed = *args.seed.get_or_insert_with(crate::play::fresh_seed);
-    // Games that draw their board (Domino) draw it from the tournament seed, and every match
-    // of the tournament is played on it: the two games of a pairing share their board.
-    args.flags.board_seed.get_or_insert(seed);
-    let arena = arena::<G>(&args.flags, &args.time)?;
-    let per_match = arena.players_per_match();
-    let mut players = gather_players::<G>(args.dir.as_deref(), &args.add)?;
-    for p in players.iter().filter(|p| p.status == Status::Invalid) {
+        let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
+        let t = &created.tournament;
         eprintln!(
+            "tournament {} in {}: {} players, {}, {} round(s), seed {seed}",
+            t.id,
+            args.db,
+            created.playing,
+            t.format.as_str(),
+            t.rounds
+        );
+        play_out(&store, t, &created.arena, jobs)
+    }
+}
+
+/// `tournament resume`: the stored tournament's game, with its stored settings.
+struct Resume {
+    store: Store,
+    t: Tournament,
+    jobs: usize,
+}
+
+impl Visit for Resume {
+    type Output = Result<()>;
+
+    fn visit<G: CatalogGame>(self) -> Result<()> {
+        let arena = setup::stored_arena::<G>(&self.t)?;
+        play_out(&self.store, &self.t, &arena, self.jobs)
+    }
+}
+
+fn print_note(note: Note<'_>) {
+    match note {
+        Note::Skipped(p) => eprintln!(
             "skipping {}: {}",
-            p.folder.as_deref().unwrap_or(Path::new(&p.id)).display(),
+            p.folder
+                .as_deref()
+                .unwrap_or(std::path::Path::new(&p.id))
+                .display(),
             p.reason.as_deref().unwrap_or("not a player folder")
-        );
-    }
-    let format: Format = match args.format {
-        Some(f) => f.into(),
-        None if per_match == 2 => Format::RoundRobin,
-        None => Format::Groups,
-    };
-    if format == Format::Swiss && per_match != 2 {
-        bail!(
-            "Swiss pairs two players, but this game has {per_match} players a match: use \
-             --format groups or round-robin"
-        );
-    }
-    let challenger = match (&args.challenger, format) {
-        (Some(name), Format::Gauntlet) => Some(
-            players::find(&players, name)
-                .with_context(|| format!("--challenger {name}: no such player"))?
-                .id
-                .clone(),
         ),
-        (None, Format::Gauntlet) => bail!("a gauntlet needs --challenger PLAYER"),
-        (Some(_), _) => bail!("--challenger is for --format gauntlet"),
-        (None, _) => None,
-    };
-    let jobs = args.jobs.unwrap_or_else(default_jobs);
-    let store = Store::open(&args.db).with_context(|| format!("--db {}", args.db))?;
-    let id = store.latest()?.unwrap_or(0) + 1;
-    let replays = replays_dir(args.replays.as_deref(), &store, &args.db, id)?;
-
-    let to_check = players
-        .iter()
-        .filter(|p| p.status == Status::Ok && p.is_process())
-        .count();
-    if to_check > 0 {
-        eprintln!("checking {to_check} player program(s) on a first turn...");
-    }
-    compliance::check_players(&arena, &mut players, jobs, &replays, args.keep_failing);
-    for p in players
-        .iter()
-        .filter(|p| matches!(p.status, Status::Failing | Status::Kept))
-    {
-        let what = if p.status == Status::Kept {
-            "failed the check, plays anyway"
-        } else {
-            "excluded"
-        };
-        eprintln!(
-            "{} ({}) {what}: {}",
-            p.id,
-            p.alias,
-            p.reason.as_deref().unwrap_or("")
-        );
-    }
-    if let Some(c) = &challenger
-        && !players.iter().any(|p| &p.id == c && p.status.plays())
-    {
-        bail!("the challenger {c} failed the compliance check (see above)");
-    }
-
-    let playing = players.iter().filter(|p| p.status.plays()).count();
-    let rounds = args.rounds.unwrap_or(match format {
-        Format::Swiss => (playing.max(2) as f64).log2().ceil() as u32,
-        _ => 1,
-    });
-    if rounds == 0 {
-        bail!("--rounds must be at least 1");
-    }
-    let settings = json!({
-        "flags": args.flags,
-        "time": {
-            "time_bank_ms": args.time.time_bank_ms,
-            "time_per_turn_ms": args.time.time_per_turn_ms,
-            "time_per_reply_ms": args.time.time_per_reply_ms,
-            "startup_ms": args.time.startup_ms,
-        },
-        "replays": replays,
-        "challenger": challenger,
-        "keep_failing": args.keep_failing,
-        "attempts": args.attempts,
-    });
-    let mut t = Tournament {
-        id,
-        game: G::NAME.to_owned(),
-        format,
-        seed,
-        rounds,
-        players_per_match: per_match,
-        settings,
-        created: now_ms(),
-        finished: None,
-    };
-    let (matches, bye) = initial_matches(&t, &players, challenger.as_deref())?;
-    let bye = bye
-        .as_ref()
-        .map(|(round, player)| (*round, player.as_str()));
-    t.id = store.create(&t, &players, &matches, bye)?;
-    eprintln!(
-        "tournament {} in {}: {} players, {}, {} round(s), seed {seed}",
-        t.id,
-        args.db,
-        playing,
-        format.as_str(),
-        rounds
-    );
-    play_out(&store, &t, &arena, jobs)
-}
-
-fn resume(args: ResumeArgs) -> Result<()> {
-    let store = Store::open(&args.db.db).with_context(|| format!("--db {}", args.db.db))?;
-    let t = tournament(&store, args.db.tournament)?;
-    let name = GameName::from_str(&t.game, true)
-        .map_err(|_| anyhow::anyhow!("this Arbiter does not know the game {:?}", t.game))?;
-    let flags: GameFlags =
-        serde_json::from_value(t.settings["flags"].clone()).context("the stored game settings")?;
-    let time = stored_time(&t.settings["time"]);
-    let jobs = args.jobs.unwrap_or_else(default_jobs);
-    dispatch!(name, G => {
-        let arena = arena::<G>(&flags, &time)?;
-        play_out(&store, &t, &arena, jobs)
-    })
-}
-
-fn stored_time(time: &Value) -> TimeFlags {
-    let ms = |key: &str| time[key].as_u64();
-    TimeFlags {
-        time_bank_ms: ms("time_bank_ms"),
-        time_per_turn_ms: ms("time_per_turn_ms"),
-        time_per_reply_ms: ms("time_per_reply_ms"),
-        startup_ms: ms("startup_ms"),
+        Note::Checking(n) => eprintln!("checking {n} player program(s) on a first turn..."),
+        Note::Failed(p) => {
+            let what = if p.status == players::Status::Kept {
+                "failed the check, plays anyway"
+            } else {
+                "excluded"
+            };
+            eprintln!(
+                "{} ({}) {what}: {}",
+                p.id,
+                p.alias,
+                p.reason.as_deref().unwrap_or("")
+            );
+        }
     }
 }
 
 /// Plays every match left, with a progress bar on a terminal, then prints the standings.
 fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Result<()> {
-    let replays = PathBuf::from(
-        t.settings["replays"]
-            .as_str()
-            .context("the stored settings have no replays folder")?,
-    );
-    let options = RunOptions {
-        jobs,
-        replays,
-        max_attempts: t.settings["attempts"].as_u64().unwrap_or(3) as u32,
-    };
+    let options = setup::run_options(t, jobs)?;
     let bar = progress_bar();
     let started = std::time::Instant::now();
     let mut first_done = None;
@@ -506,70 +338,6 @@ fn progress_bar() -> Option<ProgressBar> {
 
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// The replays of tournament `id`: under `--replays`, or in DB-replays/ next to a SQLite file.
-fn replays_dir(given: Option<&Path>, store: &Store, db: &str, id: i64) -> Result<PathBuf> {
-    let base = match (given, store.file()) {
-        (Some(dir), _) => std::path::absolute(dir)?,
-        (None, Some(file)) => {
-            let stem = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "tournament".into());
-            file.with_file_name(format!("{stem}-replays"))
-        }
-        (None, None) => bail!("--db {db} is not a file: say where replays go with --replays DIR"),
-    };
-    let dir = base.join(format!("t{id}"));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    Ok(dir)
-}
-
-/// The players of a folder and those added with `--add`, each id once.
-fn gather_players<G: Robots>(dir: Option<&Path>, add: &[String]) -> Result<Vec<Contestant>> {
-    let mut players = match dir {
-        Some(dir) => players::discover(dir)?,
-        None => Vec::new(),
-    };
-    for name in add {
-        let player = match name.strip_prefix("builtin:") {
-            Some(robot) => {
-                if !G::ROBOTS.contains(&robot) {
-                    bail!(
-                        "--add {name}: {} has no such robot; there are: {}",
-                        G::NAME,
-                        G::ROBOTS
-                            .iter()
-                            .map(|r| format!("builtin:{r}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
-                Contestant::builtin(robot)
-            }
-            None => {
-                let path = Path::new(name);
-                let id = path
-                    .file_name()
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .with_context(|| format!("--add {name}: not builtin:NAME nor a folder"))?;
-                let mut found = players::discover_one(&id, path);
-                if found.status == Status::Invalid {
-                    bail!("--add {name}: {}", found.reason.take().unwrap_or_default());
-                }
-                found
-            }
-        };
-        if players.iter().any(|p| p.id == player.id) {
-            bail!("--add {name}: there is already a player {}", player.id);
-        }
-        players.push(player);
-    }
-    if players.is_empty() {
-        bail!("no players: give a folder of player folders, or --add builtin:NAME");
-    }
-    Ok(players)
 }
 
 fn tournament(store: &Store, id: Option<i64>) -> Result<Tournament> {

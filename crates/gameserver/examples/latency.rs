@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use arbiter_games::labyrinth::Labyrinth;
 use arbiter_games::{ClientEvent, Wire, WireClient};
-use arbiter_gameserver::{Accounts, GameSetup, Latencies, ServerConfig, percentile};
+use arbiter_gameserver::{Accounts, Latencies, ServerConfig, percentile};
 use arbiter_robots::Robots;
 use arbiter_store::GameServerStore;
 
@@ -66,9 +66,6 @@ fn session(clients: usize) {
         quiet: true,
         accounts_file: None,
     };
-    let factory: arbiter_gameserver::Factory<Labyrinth> = Arc::new(|setup: &GameSetup| {
-        Labyrinth::generated(u64::from(setup.level), setup.players).map_err(|e| e.to_string())
-    });
     let latencies = Arc::new(Latencies::default());
     arbiter_gameserver::raise_fd_limit();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -89,12 +86,13 @@ fn session(clients: usize) {
         let store = GameServerStore::open(db.to_str().unwrap(), "labyrinth")
             .await
             .unwrap();
-        arbiter_gameserver::serve(
+        // The default settings: the level the session is at, one seat per player.
+        arbiter_gameserver::serve::<Labyrinth>(
             listener,
             accounts,
             store,
             config,
-            factory,
+            Default::default(),
             latencies.clone(),
         )
         .await

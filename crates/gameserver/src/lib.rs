@@ -1,4 +1,4 @@
-//! The TCP game server (`arbiter server`): teams log in over TCP, the session plays a game
+//! The TCP game server (`arbiter game-server`): teams log in over TCP, the session plays a game
 //! every interval with every idle client, robots fill the empty seats, and every team's test
 //! and live totals are kept in the store so that a restarted server goes on where it was.
 //!
@@ -19,7 +19,7 @@ pub mod server;
 pub use accounts::Accounts;
 pub use latency::{Latencies, Samples, percentile};
 pub use seat::TcpSeat;
-pub use server::{Factory, GameSetup, LobbyGame, ServerConfig, Summary, serve, standings};
+pub use server::{GameSetup, ServerConfig, Summary, serve, standings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LobbyError {
@@ -64,12 +64,12 @@ pub fn raise_fd_limit() -> libc::rlim_t {
 /// Runs a server on `listener` on a runtime of its own until its session is over or the
 /// process is interrupted (Ctrl-C); the standings then. Replays go to `config.replays`, by
 /// default to `replays/` next to a SQLite `db`.
-pub fn run<G: LobbyGame>(
+pub fn run<G: arbiter_catalog::CatalogGame>(
     listener: std::net::TcpListener,
     accounts: Accounts,
     db: &str,
     mut config: ServerConfig,
-    factory: Factory<G>,
+    settings: G::Settings,
     latencies: std::sync::Arc<Latencies>,
 ) -> Result<Summary, LobbyError> {
     let io = |what: &str| {
@@ -93,7 +93,7 @@ pub fn run<G: LobbyGame>(
             config.replays = Some(dir.join("replays"));
         }
         tokio::select! {
-            summary = serve(listener, accounts, store, config, factory, latencies) => summary,
+            summary = serve::<G>(listener, accounts, store, config, settings, latencies) => summary,
             _ = tokio::signal::ctrl_c() => {
                 let store = arbiter_store::GameServerStore::open(db, G::NAME).await?;
                 Ok(Summary { games: 0, standings: standings(&store.totals().await?) })

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_games::{TimeControl, Wire};
-use arbiter_referee::{BuiltinSeat, MatchConfig, Seat, run_match};
-use arbiter_replay::ReplayWriter;
-use arbiter_robots::Robots;
+use arbiter_catalog::{
+    CatalogGame, MatchPlan, Protocol, RobotSeeds, SeatPlan, SessionGame, Start, play_to_replay,
+};
+use arbiter_games::TimeControl;
+use arbiter_referee::MatchConfig;
 use arbiter_store::{GameRecord, GameServerStore, SessionMode, Totals};
 use tokio::io::BufReader;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -32,31 +33,6 @@ const MAX_LOGIN_LINES: usize = 16;
 /// not read must not keep the server from exiting.
 const FLUSH_AT_END: Duration = Duration::from_secs(5);
 
-/// What the server needs of a game beyond its rules.
-pub trait LobbyGame: Wire + Robots {
-    /// Whether a client stays for game after game, told its totals after each (Labyrinth),
-    /// or plays one match per connection in the game's own protocol, then is disconnected
-    /// (games whose bots exit at the end of a match).
-    const SESSIONS: bool = false;
-
-    /// Sets what the session decides about a game: its id and level number on the wire, and
-    /// no end message of its own when the server writes the after-game block.
-    fn configure(&mut self, _setup: &GameSetup) {}
-}
-
-impl LobbyGame for arbiter_games::quoridor::Quoridor {}
-impl LobbyGame for arbiter_games::puoribor::Puoribor {}
-impl LobbyGame for arbiter_games::domino::Domino {}
-impl LobbyGame for arbiter_games::labyrinth::Labyrinth {
-    const SESSIONS: bool = true;
-
-    fn configure(&mut self, setup: &GameSetup) {
-        self.set_game_id(setup.id as u64);
-        self.set_level_number(u64::from(setup.level));
-        self.set_session_end(false);
-    }
-}
-
 /// One game the session is about to play.
 #[derive(Clone, Debug)]
 pub struct GameSetup {
@@ -67,9 +43,6 @@ pub struct GameSetup {
     /// Seats, robots included.
     pub players: usize,
 }
-
-/// Builds the game of a setup (the level, the players): the caller's, as it knows the flags.
-pub type Factory<G> = Arc<dyn Fn(&GameSetup) -> Result<G, String> + Send + Sync>;
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -135,11 +108,12 @@ struct Lobby {
     over: bool,
 }
 
-struct Shared<G> {
+struct Shared<G: CatalogGame> {
     config: ServerConfig,
     accounts: Arc<LiveAccounts>,
     store: GameServerStore,
-    factory: Factory<G>,
+    /// The game's settings; the session decides the players and the level of each game.
+    settings: G::Settings,
     latencies: Arc<Latencies>,
     writers: conn::Writers,
     lobby: Mutex<Lobby>,
@@ -148,7 +122,7 @@ struct Shared<G> {
     verifying: Semaphore,
 }
 
-impl<G> Shared<G> {
+impl<G: CatalogGame> Shared<G> {
     fn log(&self, text: std::fmt::Arguments<'_>) {
         if !self.config.quiet {
             eprintln!("server: {text}");
@@ -178,12 +152,12 @@ fn seconds_until(at: Instant) -> u64 {
 
 /// Runs the server on `listener` until its session is over (`games` played, or the live
 /// games), or forever.
-pub async fn serve<G: LobbyGame>(
+pub async fn serve<G: CatalogGame>(
     listener: TcpListener,
     accounts: Accounts,
     store: GameServerStore,
     config: ServerConfig,
-    factory: Factory<G>,
+    settings: G::Settings,
     latencies: Arc<Latencies>,
 ) -> Result<Summary, crate::LobbyError> {
     let totals = store.totals().await?;
@@ -191,7 +165,7 @@ pub async fn serve<G: LobbyGame>(
     let rounds = store.rounds_played(mode).await?;
     let first_level = rounds % 5 + 1;
     let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(Shared::<G> {
         lobby: Mutex::new(Lobby {
             clients: HashMap::new(),
             totals,
@@ -203,7 +177,7 @@ pub async fn serve<G: LobbyGame>(
         accounts: Arc::new(LiveAccounts::new(accounts, config.accounts_file.clone())),
         config,
         store,
-        factory,
+        settings,
         latencies,
         writers: conn::Writers::default(),
         wake: Notify::new(),
@@ -310,7 +284,7 @@ async fn refuse(mut writer: OwnedWriteHalf, reason: &str) {
     .await;
 }
 
-async fn connection<G: LobbyGame>(shared: Arc<Shared<G>>, stream: TcpStream) {
+async fn connection<G: CatalogGame>(shared: Arc<Shared<G>>, stream: TcpStream) {
     let (mut reader, writer) = conn::split(stream);
     let login = tokio::time::timeout(shared.config.login_timeout, read_login(&mut reader)).await;
     let (team, password) = match login {
@@ -348,7 +322,7 @@ async fn connection<G: LobbyGame>(shared: Arc<Shared<G>>, stream: TcpStream) {
 
 /// Lets a client in whose password was right, unless its team is connected already (then it
 /// is refused, and `false` returned).
-fn admit<G>(
+fn admit<G: CatalogGame>(
     shared: &Shared<G>,
     team: String,
     reader: BufReader<OwnedReadHalf>,
@@ -400,7 +374,7 @@ fn admit<G>(
 }
 
 /// Takes the idle clients still connected, marked as playing, as entrants in no order.
-fn take_idle<G>(shared: &Shared<G>) -> Vec<(Entrant, Arc<Conn>)> {
+fn take_idle<G: CatalogGame>(shared: &Shared<G>) -> Vec<(Entrant, Arc<Conn>)> {
     let mut lobby = shared.lobby.lock().unwrap();
     lobby.clients.retain(|_, c| !c.conn.is_gone());
     let Lobby {
@@ -426,7 +400,7 @@ fn take_idle<G>(shared: &Shared<G>) -> Vec<(Entrant, Arc<Conn>)> {
         .collect()
 }
 
-fn idle_count<G>(shared: &Shared<G>) -> usize {
+fn idle_count<G: CatalogGame>(shared: &Shared<G>) -> usize {
     let lobby = shared.lobby.lock().unwrap();
     lobby
         .clients
@@ -436,7 +410,7 @@ fn idle_count<G>(shared: &Shared<G>) -> usize {
 }
 
 /// Plays rounds of games until the session is over; the number of games played.
-async fn schedule<G: LobbyGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::LobbyError> {
+async fn schedule<G: CatalogGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::LobbyError> {
     let config = &shared.config;
     let mode = config.mode();
     let mut round = shared.store.next_round().await?;
@@ -525,7 +499,7 @@ async fn schedule<G: LobbyGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::Lo
 }
 
 /// Tells every idle client the session is over and closes it.
-fn finish<G: LobbyGame>(shared: &Shared<G>) {
+fn finish<G: CatalogGame>(shared: &Shared<G>) {
     let mut lobby = shared.lobby.lock().unwrap();
     lobby.over = true;
     let Lobby {
@@ -535,7 +509,7 @@ fn finish<G: LobbyGame>(shared: &Shared<G>) {
         if client.playing || client.conn.is_gone() {
             continue;
         }
-        if G::SESSIONS {
+        if G::PROTOCOL == Protocol::Session {
             let t = totals.get(&team).copied().unwrap_or_default();
             let _ = client
                 .conn
@@ -546,7 +520,7 @@ fn finish<G: LobbyGame>(shared: &Shared<G>) {
 }
 
 /// Plays one game, records it, and tells its clients their totals.
-async fn play_table<G: LobbyGame>(
+async fn play_table<G: CatalogGame>(
     shared: Arc<Shared<G>>,
     setup: GameSetup,
     round: i64,
@@ -565,54 +539,9 @@ async fn play_table<G: LobbyGame>(
         .as_ref()
         .map(|dir| dir.join(format!("{}-{}.jsonl", G::NAME, setup.id)));
     let job = {
-        let shared = shared.clone();
-        let setup = setup.clone();
-        let names = names.clone();
-        let conns = conns.clone();
-        let replay = replay.clone();
-        move || -> Result<(Vec<f64>, &'static str), String> {
-            let mut game = (shared.factory)(&setup)?;
-            game.configure(&setup);
-            let clock = Arc::new(TurnClock::default());
-            let mut seats: Vec<Box<dyn Seat<G>>> = Vec::with_capacity(names.len());
-            for conn in &conns {
-                seats.push(Box::new(TcpSeat::new(
-                    conn.clone(),
-                    clock.clone(),
-                    shared.latencies.clone(),
-                )));
-            }
-            for (seat, name) in names.iter().enumerate().skip(conns.len()) {
-                let seed = (setup.id as u64).wrapping_mul(31).wrapping_add(seat as u64);
-                let robot = G::robot(&shared.config.robot, seed)
-                    .ok_or_else(|| format!("no robot {:?}", shared.config.robot))?;
-                seats.push(Box::new(BuiltinSeat::new(name.clone(), robot)));
-            }
-            let config = MatchConfig {
-                seed: setup.id as u64,
-                time: shared.config.time,
-                grace: Duration::ZERO,
-            };
-            let mut writer = match &replay {
-                Some(path) => {
-                    if let Some(dir) = path.parent() {
-                        std::fs::create_dir_all(dir)
-                            .map_err(|e| format!("creating {}: {e}", dir.display()))?;
-                    }
-                    Some(
-                        ReplayWriter::create(path)
-                            .map_err(|e| format!("writing {}: {e}", path.display()))?,
-                    )
-                }
-                None => None,
-            };
-            let report =
-                run_match(game, seats, &config, writer.as_mut()).map_err(|e| e.to_string())?;
-            if let Some(writer) = writer {
-                writer.finish().map_err(|e| e.to_string())?;
-            }
-            Ok((report.outcome.scores, report.outcome.reason))
-        }
+        let (shared, setup, names) = (shared.clone(), setup.clone(), names.clone());
+        let (conns, replay) = (conns.clone(), replay.clone());
+        move || play_game(&shared, &setup, &names, &conns, replay.as_deref())
     };
     let result = tokio::task::spawn_blocking(job)
         .await
@@ -642,18 +571,85 @@ async fn play_table<G: LobbyGame>(
     if let Err(e) = shared.store.record_game(&record).await {
         shared.log(format_args!("game {}: cannot record it: {e}", setup.id));
     }
-    {
-        let mut lobby = shared.lobby.lock().unwrap();
-        for (s, name) in names.iter().enumerate().take(humans) {
-            let t = lobby.totals.entry(name.clone()).or_default();
-            match setup.mode {
-                SessionMode::Test => t.test += points[s],
-                SessionMode::Live => t.live += points[s],
-            }
+    add_points(&shared, &setup, &names[..humans], &points);
+    log_game(&shared, &setup, &names, &points, &conns);
+    if G::PROTOCOL == Protocol::Session {
+        tell_totals(&shared, &setup, &points, &conns, last);
+    }
+    release(&shared, &conns, last || G::PROTOCOL != Protocol::Session);
+}
+
+/// Plays a game between the connected clients `conns` (the first seats) and robots in the
+/// others, through the catalog's one match function; the points and why the game ended.
+fn play_game<G: CatalogGame>(
+    shared: &Shared<G>,
+    setup: &GameSetup,
+    names: &[String],
+    conns: &[Arc<Conn>],
+    replay: Option<&std::path::Path>,
+) -> Result<(Vec<f64>, &'static str), String> {
+    let clock = Arc::new(TurnClock::default());
+    let mut seats: Vec<SeatPlan<G>> = Vec::with_capacity(names.len());
+    for conn in conns {
+        let seat = TcpSeat::new(conn.clone(), clock.clone(), shared.latencies.clone());
+        seats.push(SeatPlan::Open(Box::new(seat)));
+    }
+    for name in names.iter().skip(conns.len()) {
+        seats.push(SeatPlan::Robot {
+            name: name.clone(),
+            robot: shared.config.robot.clone(),
+        });
+    }
+    if let Some(dir) = replay.and_then(|path| path.parent()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    }
+    let report = play_to_replay::<G>(MatchPlan {
+        start: Start::Settings(&shared.settings),
+        seats,
+        session: Some(SessionGame {
+            id: setup.id as u64,
+            level: setup.level,
+        }),
+        config: MatchConfig {
+            seed: setup.id as u64,
+            time: shared.config.time,
+            grace: Duration::ZERO,
+        },
+        // Robots at a table are seeded from the game id, as the server always seeded them.
+        robot_seeds: RobotSeeds::Table,
+        replay,
+    })
+    .map_err(|e| e.chain())?;
+    Ok((report.outcome.scores, report.outcome.reason))
+}
+
+/// Adds a game's points to the totals of the teams that played it.
+fn add_points<G: CatalogGame>(
+    shared: &Shared<G>,
+    setup: &GameSetup,
+    teams: &[String],
+    points: &[f64],
+) {
+    let mut lobby = shared.lobby.lock().unwrap();
+    for (s, name) in teams.iter().enumerate() {
+        let t = lobby.totals.entry(name.clone()).or_default();
+        match setup.mode {
+            SessionMode::Test => t.test += points[s],
+            SessionMode::Live => t.live += points[s],
         }
     }
+}
+
+/// Logs a game's points, and the clients that left during it.
+fn log_game<G: CatalogGame>(
+    shared: &Shared<G>,
+    setup: &GameSetup,
+    names: &[String],
+    points: &[f64],
+    conns: &[Arc<Conn>],
+) {
     let mut summary = String::new();
-    for (name, p) in names.iter().zip(&points) {
+    for (name, p) in names.iter().zip(points) {
         let _ = write!(summary, " {name} {p}");
     }
     shared.log(format_args!(
@@ -662,7 +658,7 @@ async fn play_table<G: LobbyGame>(
         setup.mode.as_str(),
         setup.level
     ));
-    for conn in &conns {
+    for conn in conns {
         if let Some(why) = conn.why_gone() {
             shared.log(format_args!(
                 "{} left during game {}: {why}",
@@ -670,42 +666,50 @@ async fn play_table<G: LobbyGame>(
             ));
         }
     }
-    if G::SESSIONS {
-        let m = shared.m();
-        let (next_level, next_start) = {
-            let lobby = shared.lobby.lock().unwrap();
-            (lobby.next_level, lobby.next_start)
-        };
-        for (s, conn) in conns.iter().enumerate() {
-            if conn.is_gone() {
-                continue;
-            }
-            let t = shared.totals(&conn.team);
-            let mut block = format!(
-                "SCORE {} {} {}\nID {}\n",
-                points[s], t.test, t.live, setup.id
-            );
-            if last {
-                let _ = write!(
-                    block,
-                    "NEXTSTART 0 -1 {m}\n.\nEND {} {}\n.\n",
-                    t.test, t.live
-                );
-            } else {
-                let _ = write!(
-                    block,
-                    "NEXTSTART {next_level} {} {m}\n.\n",
-                    seconds_until(next_start)
-                );
-            }
-            let _ = conn.send(&block, None);
+}
+
+/// Sends each client still connected its after-game block: its points, its totals, when the
+/// next game starts (or that the session is over).
+fn tell_totals<G: CatalogGame>(
+    shared: &Shared<G>,
+    setup: &GameSetup,
+    points: &[f64],
+    conns: &[Arc<Conn>],
+    last: bool,
+) {
+    let m = shared.m();
+    let (next_level, next_start) = {
+        let lobby = shared.lobby.lock().unwrap();
+        (lobby.next_level, lobby.next_start)
+    };
+    for (s, conn) in conns.iter().enumerate() {
+        if conn.is_gone() {
+            continue;
         }
+        let t = shared.totals(&conn.team);
+        let mut block = format!(
+            "SCORE {} {} {}\nID {}\n",
+            points[s], t.test, t.live, setup.id
+        );
+        if last {
+            let _ = write!(
+                block,
+                "NEXTSTART 0 -1 {m}\n.\nEND {} {}\n.\n",
+                t.test, t.live
+            );
+        } else {
+            let _ = write!(
+                block,
+                "NEXTSTART {next_level} {} {m}\n.\n",
+                seconds_until(next_start)
+            );
+        }
+        let _ = conn.send(&block, None);
     }
-    release(&shared, &conns, last || !G::SESSIONS);
 }
 
 /// Puts the clients of a game back in the lobby, or closes them.
-fn release<G>(shared: &Shared<G>, conns: &[Arc<Conn>], close: bool) {
+fn release<G: CatalogGame>(shared: &Shared<G>, conns: &[Arc<Conn>], close: bool) {
     let mut lobby = shared.lobby.lock().unwrap();
     for conn in conns {
         conn.set_playing(false);

@@ -47,6 +47,7 @@ pub struct Parity {
 }
 
 impl Parity {
+    /// The parity robot, breaking ties by `seed`.
     pub fn new(seed: u64) -> Parity {
         Parity {
             rng: SmallRng::seed_from_u64(seed),

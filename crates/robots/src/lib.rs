@@ -1,6 +1,8 @@
 //! Built-in robots: players that run in process (fast tournaments, empty seats on a server) and,
 //! through `arbiter bot GAME NAME`, as processes speaking the game's wire protocol.
 
+#![warn(missing_docs)]
+
 pub mod domino;
 pub mod labyrinth;
 pub mod puoribor;
@@ -26,6 +28,7 @@ pub struct RandomRobot<G: Game> {
 }
 
 impl<G: Game> RandomRobot<G> {
+    /// A random robot whose choices follow `seed`.
     pub fn new(seed: u64) -> Self {
         RandomRobot {
             rng: SmallRng::seed_from_u64(seed),

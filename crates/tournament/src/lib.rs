@@ -10,9 +10,10 @@
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
 //!
-//! Playing one match is the caller's: it implements [`pool::Arena`] for its game, so this crate
-//! works for every game the referee can play.
+//! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
+//! - [`arena`]: [`arena::GameArena`], which plays the matches of any game of the catalog.
 
+pub mod arena;
 pub mod compliance;
 pub mod matching;
 pub mod plan;
@@ -21,6 +22,7 @@ pub mod pool;
 pub mod ratings;
 pub mod replays;
 pub mod schedule;
+pub mod setup;
 pub mod standings;
 pub mod swiss;
 
@@ -41,6 +43,8 @@ pub enum TournamentError {
     Schedule(String),
     #[error(transparent)]
     Store(#[from] arbiter_store::StoreError),
+    #[error("{0}")]
+    Setup(String),
     #[error("{what}: {source}")]
     Io { what: String, source: io::Error },
 }

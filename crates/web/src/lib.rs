@@ -7,7 +7,7 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `GET /api/info` | what this server shows: `{"store": bool, "replays": "dir"\|"file"\|"none"}` |
+//! | `GET /api/info` | what this server shows: `{"store": bool, "replays": "dir"\|"file"\|"none", "games": [{name, renderer, robots}]}` |
 //! | `GET /api/replays` | the replay files, newest first, summed up |
 //! | `GET /api/replay?id=ID` | one replay: `{header, ticks, result, complete, lines}` |
 //! | `GET /api/replay/stream?id=ID&from=N` | its lines after the first `N`, live (server-sent events) |
@@ -164,7 +164,17 @@ async fn info(State(state): State<AppState>) -> Json<Value> {
         "store": state.0.store.is_some(),
         "replays": replays,
         "version": env!("CARGO_PKG_VERSION"),
+        "games": games(),
     }))
+}
+
+/// The games of the catalog, with the viewer renderer of each.
+fn games() -> Value {
+    use arbiter_catalog::Catalog;
+    arbiter_catalog::Games::games()
+        .iter()
+        .map(|g| json!({"name": g.name, "renderer": g.renderer, "robots": g.robots}))
+        .collect()
 }
 
 async fn replay_list(State(state): State<AppState>) -> AppResult<Json<Value>> {

@@ -395,6 +395,13 @@ fn pages_and_scripts_are_served_with_their_types() {
         let (_, info) = get(&state, "/api/info").await;
         assert_eq!(info["store"], false);
         assert_eq!(info["replays"], "none");
+        let games = info["games"].as_array().unwrap();
+        assert!(
+            games
+                .iter()
+                .any(|g| g["name"] == "labyrinth" && g["renderer"] == "labyrinth"),
+            "{info}"
+        );
     });
 }
 

@@ -1,4 +1,5 @@
-//! `arbiter serve`, `arbiter view` and `arbiter export`: the web viewer from the command line.
+//! `arbiter web`, `arbiter replay view` and `arbiter replay html`: the web viewer from the
+//! command line.
 //! The server is the `arbiter-web` crate's; this module reads flags and opens what it shows.
 
 use std::io::Write;
@@ -11,7 +12,7 @@ use arbiter_web::{AppState, ReplaySource, Server};
 use clap::Args;
 
 #[derive(Args)]
-pub struct ServeArgs {
+pub struct WebArgs {
     /// The tournament store (a SQLite file or a postgres:// URL): its tournaments, standings
     /// and matches are shown.
     #[arg(long)]
@@ -21,8 +22,13 @@ pub struct ServeArgs {
     #[arg(long)]
     replays: Option<PathBuf>,
     /// The address to listen on.
-    #[arg(long, default_value = "127.0.0.1:8080")]
-    addr: SocketAddr,
+    #[arg(
+        long,
+        value_name = "ADDR",
+        alias = "addr",
+        default_value = "127.0.0.1:8080"
+    )]
+    listen: SocketAddr,
 }
 
 #[derive(Args)]
@@ -30,12 +36,17 @@ pub struct ViewArgs {
     /// The replay (.jsonl or .jsonl.gz); one still being written is followed live.
     replay: PathBuf,
     /// The address to listen on (port 0: any free port).
-    #[arg(long, default_value = "127.0.0.1:0")]
-    addr: SocketAddr,
+    #[arg(
+        long,
+        value_name = "ADDR",
+        alias = "addr",
+        default_value = "127.0.0.1:0"
+    )]
+    listen: SocketAddr,
 }
 
 #[derive(Args)]
-pub struct ExportArgs {
+pub struct HtmlArgs {
     /// The replay (.jsonl or .jsonl.gz).
     replay: PathBuf,
     /// The HTML file to write.
@@ -43,7 +54,7 @@ pub struct ExportArgs {
     output: PathBuf,
 }
 
-pub fn serve(args: ServeArgs) -> Result<()> {
+pub fn serve(args: WebArgs) -> Result<()> {
     if args.db.is_none() && args.replays.is_none() {
         bail!("say what to show: --db STORE, --replays DIR, or both");
     }
@@ -60,7 +71,7 @@ pub fn serve(args: ServeArgs) -> Result<()> {
             _ => ReplaySource::None,
         },
     };
-    run(server, args.addr, AppState::new(replays, store), "")
+    run(server, args.listen, AppState::new(replays, store), "")
 }
 
 /// Opens the store, once more after a moment if that fails: a tournament starting at the same
@@ -96,13 +107,13 @@ pub fn view(args: ViewArgs) -> Result<()> {
     let page = format!("replay.html?id={}", encode_query(&name));
     run(
         start()?,
-        args.addr,
+        args.listen,
         AppState::new(ReplaySource::File(args.replay), None),
         &page,
     )
 }
 
-pub fn export(args: ExportArgs) -> Result<()> {
+pub fn html(args: HtmlArgs) -> Result<()> {
     let loaded = arbiter_web::load(&args.replay)
         .map_err(|e| anyhow::anyhow!("{}: {}", args.replay.display(), e.public_message()))?;
     std::fs::write(&args.output, arbiter_web::export::page(&loaded))

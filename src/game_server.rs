@@ -1,26 +1,36 @@
-//! `arbiter server GAME`: the TCP game server, and `arbiter accounts add`: its team accounts.
+//! `arbiter game-server GAME`: the TCP game server, and `arbiter accounts add`: its team
+//! accounts.
 
 use std::io::{BufRead, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use arbiter_games::TimeControl;
-use arbiter_gameserver::{Accounts, Factory, GameSetup, LobbyGame, ServerConfig};
-use clap::{Args, Subcommand};
+use arbiter_catalog::{Catalog, CatalogGame, Protocol, Setup, TimeLimits, Visit};
+use arbiter_gameserver::{Accounts, ServerConfig};
+use clap::{Args, FromArgMatches, Subcommand};
 
-use crate::games::{CliGame, GameFlags, GameName, dispatch};
+use crate::cli::{GameArgs, GameChoice};
 
 #[derive(Args)]
-pub struct ServerArgs {
-    game: GameName,
-    /// The TCP port (0: any free port, printed).
-    #[arg(long, default_value_t = 42500)]
-    port: u16,
-    /// The address to listen on.
-    #[arg(long, default_value = "0.0.0.0")]
-    host: String,
+pub struct GameServerArgs {
+    #[command(flatten)]
+    game: GameArgs<ServerCommon>,
+}
+
+/// What the game server takes for every game.
+#[derive(Args)]
+pub struct ServerCommon {
+    /// The address to listen on (port 0: any free port, printed).
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:42500")]
+    listen: String,
+    /// Older form of --listen: its host part.
+    #[arg(long, hide = true, conflicts_with = "listen")]
+    host: Option<String>,
+    /// Older form of --listen: its port.
+    #[arg(long, hide = true, conflicts_with = "listen")]
+    port: Option<u16>,
     /// The accounts file (`arbiter accounts add` writes it).
     #[arg(long, required_unless_present = "standings")]
     accounts: Option<PathBuf>,
@@ -46,9 +56,8 @@ pub struct ServerArgs {
     /// Seconds a client has to log in.
     #[arg(long, default_value_t = 10)]
     login_timeout: u64,
-    /// Milliseconds a client has for each reply (the game's own limit if not given).
-    #[arg(long)]
-    reply_ms: Option<u64>,
+    #[command(flatten)]
+    time: TimeLimits,
     /// The robot in empty seats (default: greedy where the game has one).
     #[arg(long)]
     robot: Option<String>,
@@ -61,8 +70,21 @@ pub struct ServerArgs {
     /// No log lines on stderr.
     #[arg(long)]
     quiet: bool,
-    #[command(flatten)]
-    flags: GameFlags,
+}
+
+impl ServerCommon {
+    /// The address to listen on: --listen, or the older --host and --port.
+    fn address(&self) -> String {
+        if self.host.is_none() && self.port.is_none() {
+            return self.listen.clone();
+        }
+        let host = self.host.as_deref().unwrap_or("0.0.0.0");
+        let port = self.port.unwrap_or(42500);
+        match host.parse::<std::net::IpAddr>() {
+            Ok(ip) => SocketAddr::new(ip, port).to_string(),
+            Err(_) => format!("{host}:{port}"),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -127,30 +149,59 @@ pub fn accounts(args: AccountsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The start position of a server game: the flags, with the players and level the session
-/// decides.
-fn factory<G: CliGame + LobbyGame>(flags: &GameFlags) -> Factory<G> {
-    let flags = flags.clone();
-    Arc::new(move |setup: &GameSetup| {
-        let mut flags = flags.clone();
-        flags.players = Some(setup.players as u8);
-        if G::SESSIONS {
-            flags.level = Some(u64::from(setup.level));
+pub fn run<C: Catalog>(args: GameServerArgs) -> Result<()> {
+    let choice = args.game.required();
+    if choice.args.standings {
+        let standings = arbiter_gameserver::stored_standings(&choice.args.db, &choice.game)?;
+        print_standings(&standings);
+        return Ok(());
+    }
+    crate::visit::<C, _>(&choice.game.clone(), Serve(choice))?
+}
+
+/// Serves the game named.
+struct Serve(GameChoice<ServerCommon>);
+
+impl Visit for Serve {
+    type Output = Result<()>;
+
+    fn visit<G: CatalogGame>(self) -> Result<()> {
+        let GameChoice { args, matches, .. } = self.0;
+        serve::<G>(&args, G::Settings::from_arg_matches(&matches)?)
+    }
+}
+
+/// The seats of a game: robots fill a session game (Labyrinth) up to `--min-players`; the
+/// other games have the number their settings say.
+fn seat_range<G: CatalogGame>(
+    args: &ServerCommon,
+    settings: &G::Settings,
+) -> Result<(usize, usize)> {
+    if G::PROTOCOL == Protocol::Session {
+        if !(1..=10).contains(&args.min_players) {
+            bail!("--min-players must be 1 to 10");
         }
-        G::from_flags(&flags).map_err(|e| format!("{e:#}"))
+        return Ok((args.min_players, 10));
+    }
+    let players = G::seats(settings, 0);
+    Ok((players, players))
+}
+
+/// The robot in empty seats: the one asked for, else greedy, else the game's strongest.
+fn robot<G: CatalogGame>(asked: Option<&str>) -> Result<String> {
+    Ok(match asked {
+        Some(name) if !G::ROBOTS.contains(&name) => bail!(
+            "there is no robot {name} for {}; there are: {}",
+            G::NAME,
+            G::ROBOTS.join(", ")
+        ),
+        Some(name) => name.to_owned(),
+        None if G::ROBOTS.contains(&"greedy") => "greedy".into(),
+        None => G::ROBOTS.last().copied().unwrap_or("random").into(),
     })
 }
 
-pub fn run(args: ServerArgs) -> Result<()> {
-    if args.standings {
-        let game = dispatch!(args.game, G => <G as arbiter_games::Game>::NAME);
-        print_standings(&arbiter_gameserver::stored_standings(&args.db, game)?);
-        return Ok(());
-    }
-    dispatch!(args.game, G => serve::<G>(&args))
-}
-
-fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
+fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<()> {
     let path = args.accounts.as_ref().expect("clap requires --accounts");
     let accounts = Accounts::load(path)?;
     if accounts.is_empty() {
@@ -159,37 +210,14 @@ fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
             path.display()
         );
     }
-    // Fail at once on flags the game refuses, not at the first game.
-    let probe = factory::<G>(&args.flags);
-    let (min, max) = if G::SESSIONS {
-        if !(1..=10).contains(&args.min_players) {
-            bail!("--min-players must be 1 to 10");
-        }
-        (args.min_players, 10)
-    } else {
-        let players = usize::from(args.flags.players.unwrap_or(2));
-        (players, players)
-    };
-    probe(&GameSetup {
-        id: 1,
-        level: 1,
-        mode: arbiter_store::SessionMode::Test,
-        players: min,
-    })
-    .map_err(anyhow::Error::msg)?;
-    let robot = match &args.robot {
-        Some(name) if !G::ROBOTS.contains(&name.as_str()) => bail!(
-            "there is no robot {name} for {}; there are: {}",
-            G::NAME,
-            G::ROBOTS.join(", ")
-        ),
-        Some(name) => name.clone(),
-        None if G::ROBOTS.contains(&"greedy") => "greedy".into(),
-        None => G::ROBOTS.last().copied().unwrap_or("random").into(),
-    };
+    let (min, max) = seat_range::<G>(args, &settings)?;
+    // Fail at once on settings that make no game, not at the first game.
+    G::build(&settings, &Setup::numbered(min))?;
+    let robot = robot::<G>(args.robot.as_deref())?;
     let limit = arbiter_gameserver::raise_fd_limit();
-    let listener = std::net::TcpListener::bind((args.host.as_str(), args.port))
-        .with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
+    let address = args.address();
+    let listener = std::net::TcpListener::bind(&address)
+        .with_context(|| format!("cannot listen on {address}"))?;
     let addr = listener.local_addr()?;
     println!("listening on {addr}");
     std::io::stdout().flush()?;
@@ -210,20 +238,17 @@ fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
         login_timeout: Duration::from_secs(args.login_timeout),
         start_when_idle: args.start_when_idle,
         replays: args.replays.clone(),
-        time: args.reply_ms.map(|ms| TimeControl::PerReply {
-            limit: Duration::from_millis(ms),
-            first_extra: Duration::ZERO,
-        }),
+        time: args.time.time_control()?,
         robot,
         quiet: args.quiet,
         accounts_file: Some(path.to_owned()),
     };
-    let summary = arbiter_gameserver::run(
+    let summary = arbiter_gameserver::run::<G>(
         listener,
         accounts,
         &args.db,
         config,
-        factory::<G>(&args.flags),
+        settings,
         Default::default(),
     )?;
     println!("{} games played", summary.games);

@@ -1,0 +1,93 @@
+//! Labyrinth's settings: the level (generated from its number or a seed, or a hand-made file)
+//! and the number of players.
+
+use std::path::PathBuf;
+
+use arbiter_games::Wire;
+use arbiter_games::labyrinth::{Labyrinth, Level, MAX_SEATS};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::{CatalogGame, Protocol, SettingsError, Setup};
+
+/// Labyrinth's settings flags. A level is fixed, as in the contest: the match seed does not
+/// choose it.
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Number of players, 1 to 10 (default: one per --bot, else 2).
+    #[arg(long)]
+    pub players: Option<u8>,
+    /// The level number, generated from that seed unless --level-seed or --level-file gives
+    /// the level (default 1).
+    #[arg(long)]
+    pub level: Option<u64>,
+    /// Generate the level from this seed instead of the level number.
+    #[arg(long, conflicts_with = "level_file")]
+    pub level_seed: Option<u64>,
+    /// A hand-made level file (see examples/labyrinth/).
+    #[arg(long)]
+    pub level_file: Option<PathBuf>,
+}
+
+impl Settings {
+    /// The level these flags give, and its number on the wire; a session's level number,
+    /// when given, stands for --level.
+    fn level(&self, session_level: Option<u64>) -> Result<(Level, u64), SettingsError> {
+        let number = session_level.or(self.level).unwrap_or(1);
+        let level = match (&self.level_file, self.level_seed) {
+            (Some(path), _) => {
+                let fail = |e: &dyn std::fmt::Display| {
+                    SettingsError(format!("--level-file {}: {e}", path.display()))
+                };
+                let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
+                Level::parse(&text).map_err(|e| fail(&e))?
+            }
+            (None, Some(seed)) => Level::generate(seed),
+            (None, None) => Level::generate(number),
+        };
+        Ok((level, number))
+    }
+}
+
+impl CatalogGame for Labyrinth {
+    type Settings = Settings;
+    const ABOUT: &'static str =
+        "Labyrinth: push tiles, walk the maze, reach the displays first (1 to 10 players)";
+    const RENDERER: &'static str = "labyrinth";
+    const PROTOCOL: Protocol = Protocol::Session;
+
+    fn seats(settings: &Settings, offered: usize) -> usize {
+        match settings.players {
+            Some(players) => usize::from(players),
+            None if (1..=MAX_SEATS).contains(&offered) => offered,
+            None => 2,
+        }
+    }
+
+    fn build(settings: &Settings, setup: &Setup) -> Result<Self, SettingsError> {
+        let session = setup.session;
+        let (level, number) = settings.level(session.map(|s| u64::from(s.level)))?;
+        let players = match setup.names.len() {
+            0 => Self::seats(settings, 0),
+            n => n,
+        };
+        let mut game = Labyrinth::new(level, players).map_err(SettingsError::from_display)?;
+        game.set_level_number(number);
+        if !setup.names.is_empty() {
+            game.set_player_names(&setup.names);
+        }
+        if let Some(session) = session {
+            game.set_game_id(session.id);
+            game.set_session_end(false);
+        }
+        Ok(game)
+    }
+
+    fn bench_start(settings: &Settings) -> Result<Self, SettingsError> {
+        let mut settings = settings.clone();
+        // A server game has at least four seats, robots filling the empty ones.
+        settings.players.get_or_insert(4);
+        Self::build(&settings, &Setup::default())
+    }
+}

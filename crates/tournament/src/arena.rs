@@ -1,0 +1,119 @@
+//! [`GameArena`]: the [`Arena`] of every game of the catalog, playing each match through the
+//! catalog's [`play_to_replay`] — the function `arbiter play` plays with.
+
+use std::path::Path;
+
+use arbiter_catalog::{
+    CatalogGame, MatchPlan, PlayError, RobotSeeds, SeatPlan, SettingsError, Setup, Start,
+    TimeLimits, play_to_replay,
+};
+use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
+
+use crate::pool::{Arena, PlayFailure};
+
+/// Plays the matches of a tournament of game `G` with the settings it was created with.
+pub struct GameArena<G: CatalogGame> {
+    settings: G::Settings,
+    players: usize,
+    config: MatchConfig,
+}
+
+impl<G: CatalogGame> GameArena<G> {
+    /// The arena of `settings` under the time limits `time`; settings that make no game are
+    /// refused here, before any match.
+    pub fn new(settings: G::Settings, time: &TimeLimits) -> Result<Self, SettingsError> {
+        let players = G::seats(&settings, 0);
+        G::build(&settings, &Setup::numbered(players))?;
+        Ok(GameArena {
+            settings,
+            players,
+            config: MatchConfig {
+                time: time.time_control()?,
+                ..MatchConfig::default()
+            },
+        })
+    }
+
+    /// The settings of a match between `seats`: a game that draws its board (Domino) draws
+    /// one per pairing, the same for both of its games (either seat order), as the Polish
+    /// judge plays them.
+    fn settings_for(&self, seats: &[SeatSpec]) -> G::Settings {
+        let mut settings = self.settings.clone();
+        if !G::draws_board(&settings) {
+            return settings;
+        }
+        if let Some(seed) = G::board_seed(&mut settings) {
+            let mut names: Vec<String> = seats.iter().map(SeatSpec::name).collect();
+            names.sort();
+            // FNV-1a: stable across builds, so a resumed tournament draws the same boards.
+            let mut hash = seed.unwrap_or(0) ^ 0xcbf2_9ce4_8422_2325;
+            for byte in names.join("\n").bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+            *seed = Some(hash);
+        }
+        settings
+    }
+}
+
+impl<G: CatalogGame> Arena for GameArena<G> {
+    fn players_per_match(&self) -> usize {
+        self.players
+    }
+
+    fn play(
+        &self,
+        seats: &[SeatSpec],
+        seed: u64,
+        replay: &Path,
+    ) -> Result<MatchReport, PlayFailure> {
+        let settings = self.settings_for(seats);
+        play_to_replay::<G>(MatchPlan {
+            start: Start::Settings(&settings),
+            seats: seats.iter().cloned().map(SeatPlan::Spec).collect(),
+            session: None,
+            config: MatchConfig {
+                seed,
+                ..self.config.clone()
+            },
+            // As `arbiter play` seeds them: a tournament match replays with `arbiter play`.
+            robot_seeds: RobotSeeds::Spread,
+            replay: Some(replay),
+        })
+        .map_err(classify)
+    }
+
+    fn check(&self, seat: &SeatSpec, replay: &Path) -> Result<MatchReport, PlayFailure> {
+        let mut seats = vec![seat.clone()];
+        let robot = SeatSpec::Builtin {
+            name: G::ROBOTS[0].into(),
+        };
+        seats.resize(self.players, robot);
+        self.play(&seats, 1, replay)
+    }
+}
+
+/// Tells a player whose program cannot be started (its fault) from everything else (Arbiter's
+/// or the machine's, retried).
+fn classify(error: PlayError) -> PlayFailure {
+    let message = error.chain();
+    let PlayError::CannotStart { index, source, .. } = &error else {
+        return PlayFailure::Arbiter(message);
+    };
+    // Out of processes, memory or file descriptors: nothing the bot did.
+    let machine = matches!(
+        source,
+        SeatError::CannotStart { error, .. } if matches!(
+            error.raw_os_error(),
+            Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE)
+        )
+    );
+    if machine {
+        PlayFailure::Arbiter(message)
+    } else {
+        PlayFailure::CannotStart {
+            seat: *index,
+            reason: message,
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! Setting up a tournament: its players (folders and robots), format, rounds and challenger,
+//! the compliance check, and the settings stored with it so that it resumes as it started.
+
+use std::path::{Path, PathBuf};
+
+use arbiter_catalog::{CatalogGame, TimeLimits, robot_list};
+use serde::{Deserialize, Serialize};
+
+use crate::TournamentError;
+use crate::arena::GameArena;
+use crate::compliance;
+use crate::plan::initial_matches;
+use crate::players::{self, Contestant, Status};
+use crate::pool::{Arena, RunOptions};
+use crate::schedule::Format;
+use arbiter_store::blocking::Store;
+use arbiter_store::{Tournament, now_ms};
+
+/// What a new tournament is made of (the flags of `arbiter tournament run`).
+#[derive(Clone, Debug)]
+pub struct NewTournament<S> {
+    /// The folder of player folders, if any.
+    pub dir: Option<PathBuf>,
+    /// More players: `builtin:NAME` or a player folder.
+    pub add: Vec<String>,
+    /// The format; by default round-robin for 2-player games, groups otherwise.
+    pub format: Option<Format>,
+    /// Rounds (Swiss default: log2 of the players, rounded up; others 1).
+    pub rounds: Option<u32>,
+    /// The player a gauntlet pits against all others.
+    pub challenger: Option<String>,
+    /// The tournament seed.
+    pub seed: u64,
+    /// Where replays go (default: next to a SQLite store).
+    pub replays: Option<PathBuf>,
+    /// Players that fail the compliance check play anyway.
+    pub keep_failing: bool,
+    /// Tries of a match that fails because of Arbiter or the machine.
+    pub attempts: u32,
+    /// Matches (and compliance checks) at once.
+    pub jobs: usize,
+    /// The game's settings.
+    pub settings: S,
+    /// The time limits.
+    pub time: TimeLimits,
+}
+
+/// The settings a tournament is stored with, typed: the game's settings under `flags` (the
+/// key stores have always used, so stores written before typed settings resume), the time
+/// limits, and how its matches are run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredSettings<S> {
+    /// The game's settings.
+    pub flags: S,
+    /// The time limits.
+    #[serde(default)]
+    pub time: TimeLimits,
+    /// Where the replays go.
+    pub replays: PathBuf,
+    /// The challenger of a gauntlet.
+    #[serde(default)]
+    pub challenger: Option<String>,
+    /// Whether players that failed the compliance check play.
+    #[serde(default)]
+    pub keep_failing: bool,
+    /// Tries of a match that fails because of Arbiter or the machine.
+    #[serde(default = "default_attempts")]
+    pub attempts: u32,
+}
+
+fn default_attempts() -> u32 {
+    3
+}
+
+impl<S: serde::de::DeserializeOwned> StoredSettings<S> {
+    /// The settings of a stored tournament.
+    pub fn of(t: &Tournament) -> Result<Self, TournamentError> {
+        serde_json::from_value(t.settings.clone()).map_err(|e| {
+            TournamentError::Store(arbiter_store::StoreError::Corrupt(format!(
+                "the stored settings: {e}"
+            )))
+        })
+    }
+}
+
+/// How the pool runs the matches of a stored tournament, `jobs` at a time.
+pub fn run_options(t: &Tournament, jobs: usize) -> Result<RunOptions, TournamentError> {
+    let stored = StoredSettings::<serde::de::IgnoredAny>::of(t)?;
+    Ok(RunOptions {
+        jobs,
+        replays: stored.replays,
+        max_attempts: stored.attempts,
+    })
+}
+
+/// The arena of a stored tournament of game `G`, as it was created.
+pub fn stored_arena<G: CatalogGame>(t: &Tournament) -> Result<GameArena<G>, TournamentError> {
+    let stored = StoredSettings::<G::Settings>::of(t)?;
+    GameArena::new(stored.flags, &stored.time).map_err(|e| setup(e.to_string()))
+}
+
+/// What happens while a tournament is set up, for the caller to tell.
+#[derive(Debug)]
+pub enum Note<'a> {
+    /// A folder that is not a player is skipped.
+    Skipped(&'a Contestant),
+    /// This many player programs are being checked.
+    Checking(usize),
+    /// A player failed the compliance check (and plays anyway if `Status::Kept`).
+    Failed(&'a Contestant),
+}
+
+/// A tournament set up and stored, ready for [`crate::pool::run`].
+pub struct Created<G: CatalogGame> {
+    /// The tournament as stored.
+    pub tournament: Tournament,
+    /// What plays its matches.
+    pub arena: GameArena<G>,
+    /// The players that play.
+    pub playing: usize,
+}
+
+/// Sets up a tournament of game `G` in `store`: gathers and checks the players, plans the
+/// first matches, and stores it all.
+pub fn create<G: CatalogGame>(
+    store: &Store,
+    db: &str,
+    mut new: NewTournament<G::Settings>,
+    on_note: &mut dyn FnMut(Note<'_>),
+) -> Result<Created<G>, TournamentError> {
+    // Games that draw their board (Domino) draw it from the tournament seed, and every match
+    // of the tournament is played on it: the two games of a pairing share their board.
+    if let Some(seed) = G::board_seed(&mut new.settings) {
+        seed.get_or_insert(new.seed);
+    }
+    let arena =
+        GameArena::<G>::new(new.settings.clone(), &new.time).map_err(|e| setup(e.to_string()))?;
+    let per_match = arena.players_per_match();
+    let mut players = gather_players::<G>(new.dir.as_deref(), &new.add)?;
+    for p in players.iter().filter(|p| p.status == Status::Invalid) {
+        on_note(Note::Skipped(p));
+    }
+    let format = choose_format(new.format, per_match)?;
+    let challenger = find_challenger(&players, new.challenger.as_deref(), format)?;
+    let id = store.latest()?.unwrap_or(0) + 1;
+    let replays = replays_dir(new.replays.as_deref(), store, db, id)?;
+    check(&arena, &mut players, &new, &replays, on_note);
+    if let Some(c) = &challenger
+        && !players.iter().any(|p| &p.id == c && p.status.plays())
+    {
+        return Err(setup(format!(
+            "the challenger {c} failed the compliance check (see above)"
+        )));
+    }
+    let playing = players.iter().filter(|p| p.status.plays()).count();
+    let rounds = new.rounds.unwrap_or(match format {
+        Format::Swiss => (playing.max(2) as f64).log2().ceil() as u32,
+        _ => 1,
+    });
+    if rounds == 0 {
+        return Err(setup("--rounds must be at least 1".into()));
+    }
+    let stored = StoredSettings {
+        flags: new.settings,
+        time: new.time,
+        replays,
+        challenger: challenger.clone(),
+        keep_failing: new.keep_failing,
+        attempts: new.attempts,
+    };
+    let mut t = Tournament {
+        id,
+        game: G::NAME.to_owned(),
+        format,
+        seed: new.seed,
+        rounds,
+        players_per_match: per_match,
+        settings: serde_json::to_value(&stored)
+            .map_err(|e| setup(format!("storing the settings: {e}")))?,
+        created: now_ms(),
+        finished: None,
+    };
+    let (matches, bye) = initial_matches(&t, &players, challenger.as_deref())?;
+    let bye = bye
+        .as_ref()
+        .map(|(round, player)| (*round, player.as_str()));
+    t.id = store.create(&t, &players, &matches, bye)?;
+    Ok(Created {
+        tournament: t,
+        arena,
+        playing,
+    })
+}
+
+fn setup(message: String) -> TournamentError {
+    TournamentError::Setup(message)
+}
+
+/// Runs the compliance check on the player programs, telling who failed.
+fn check<G: CatalogGame>(
+    arena: &GameArena<G>,
+    players: &mut [Contestant],
+    new: &NewTournament<G::Settings>,
+    replays: &Path,
+    on_note: &mut dyn FnMut(Note<'_>),
+) {
+    let to_check = players
+        .iter()
+        .filter(|p| p.status == Status::Ok && p.is_process())
+        .count();
+    if to_check > 0 {
+        on_note(Note::Checking(to_check));
+    }
+    compliance::check_players(arena, players, new.jobs, replays, new.keep_failing);
+    for p in players
+        .iter()
+        .filter(|p| matches!(p.status, Status::Failing | Status::Kept))
+    {
+        on_note(Note::Failed(p));
+    }
+}
+
+/// The format given, or the default for the number of players a match has.
+fn choose_format(given: Option<Format>, per_match: usize) -> Result<Format, TournamentError> {
+    let format = match given {
+        Some(f) => f,
+        None if per_match == 2 => Format::RoundRobin,
+        None => Format::Groups,
+    };
+    if format == Format::Swiss && per_match != 2 {
+        return Err(setup(format!(
+            "Swiss pairs two players, but this game has {per_match} players a match: use \
+             --format groups or round-robin"
+        )));
+    }
+    Ok(format)
+}
+
+/// The id of a gauntlet's challenger; only a gauntlet has one, and it must.
+fn find_challenger(
+    players: &[Contestant],
+    name: Option<&str>,
+    format: Format,
+) -> Result<Option<String>, TournamentError> {
+    match (name, format) {
+        (Some(name), Format::Gauntlet) => Ok(Some(
+            players::find(players, name)
+                .ok_or_else(|| setup(format!("--challenger {name}: no such player")))?
+                .id
+                .clone(),
+        )),
+        (None, Format::Gauntlet) => Err(setup("a gauntlet needs --challenger PLAYER".into())),
+        (Some(_), _) => Err(setup("--challenger is for --format gauntlet".into())),
+        (None, _) => Ok(None),
+    }
+}
+
+/// The replays of tournament `id`: under `given`, or in DB-replays/ next to a SQLite file.
+fn replays_dir(
+    given: Option<&Path>,
+    store: &Store,
+    db: &str,
+    id: i64,
+) -> Result<PathBuf, TournamentError> {
+    let io = |what: String| move |source| TournamentError::Io { what, source };
+    let base = match (given, store.file()) {
+        (Some(dir), _) => std::path::absolute(dir).map_err(io(format!("{}", dir.display())))?,
+        (None, Some(file)) => {
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "tournament".into());
+            file.with_file_name(format!("{stem}-replays"))
+        }
+        (None, None) => {
+            return Err(setup(format!(
+                "--db {db} is not a file: say where replays go with --replays DIR"
+            )));
+        }
+    };
+    let dir = base.join(format!("t{id}"));
+    std::fs::create_dir_all(&dir).map_err(io(format!("creating {}", dir.display())))?;
+    Ok(dir)
+}
+
+/// The players of a folder and those added with `--add`, each id once.
+pub fn gather_players<G: CatalogGame>(
+    dir: Option<&Path>,
+    add: &[String],
+) -> Result<Vec<Contestant>, TournamentError> {
+    let mut players = match dir {
+        Some(dir) => players::discover(dir)?,
+        None => Vec::new(),
+    };
+    for name in add {
+        let player = added_player::<G>(name)?;
+        if players.iter().any(|p| p.id == player.id) {
+            return Err(setup(format!(
+                "--add {name}: there is already a player {}",
+                player.id
+            )));
+        }
+        players.push(player);
+    }
+    if players.is_empty() {
+        return Err(setup(
+            "no players: give a folder of player folders, or --add builtin:NAME".into(),
+        ));
+    }
+    Ok(players)
+}
+
+/// The player of one `--add`: a robot of the game, or a player folder.
+fn added_player<G: CatalogGame>(name: &str) -> Result<Contestant, TournamentError> {
+    if let Some(robot) = name.strip_prefix("builtin:") {
+        if !G::ROBOTS.contains(&robot) {
+            return Err(setup(format!(
+                "--add {name}: {} has no such robot; there are: {}",
+                G::NAME,
+                robot_list::<G>()
+            )));
+        }
+        return Ok(Contestant::builtin(robot));
+    }
+    let path = Path::new(name);
+    let id = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .ok_or_else(|| setup(format!("--add {name}: not builtin:NAME nor a folder")))?;
+    let mut found = players::discover_one(&id, path);
+    if found.status == Status::Invalid {
+        return Err(setup(format!(
+            "--add {name}: {}",
+            found.reason.take().unwrap_or_default()
+        )));
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The settings as `arbiter tournament run` stored them before they were typed: every
+    /// game's flags in one object.
+    const OLD: &str = r#"{
+        "flags": {"players": null, "board": 7, "walls": null, "max_ticks": 40,
+                  "start_player": null, "board_seed": 12, "obstacles": null,
+                  "start_token": "start", "level": null, "level_seed": null,
+                  "level_file": null},
+        "time": {"time_bank_ms": null, "time_per_turn_ms": null,
+                 "time_per_reply_ms": 500, "startup_ms": null},
+        "replays": "/tmp/t-replays/t1",
+        "challenger": null,
+        "keep_failing": false,
+        "attempts": 2
+    }"#;
+
+    fn old(game: &str) -> Tournament {
+        Tournament {
+            id: 1,
+            game: game.into(),
+            format: Format::RoundRobin,
+            seed: 12,
+            rounds: 1,
+            players_per_match: 2,
+            settings: serde_json::from_str(OLD).unwrap(),
+            created: 0,
+            finished: None,
+        }
+    }
+
+    #[test]
+    fn settings_stored_before_they_were_typed_read_into_each_games_type() {
+        let quoridor = StoredSettings::<arbiter_catalog::quoridor::Settings>::of(&old("quoridor"));
+        let quoridor = quoridor.unwrap();
+        assert_eq!(quoridor.flags.board, Some(7));
+        assert_eq!(quoridor.flags.max_ticks, Some(40));
+        assert_eq!(quoridor.time.time_per_reply_ms, Some(500));
+        assert_eq!(quoridor.attempts, 2);
+        let domino = StoredSettings::<arbiter_catalog::domino::Settings>::of(&old("domino"));
+        let domino = domino.unwrap().flags;
+        assert_eq!(domino.board_seed, Some(12));
+        assert_eq!(domino.start_token.as_deref(), Some("start"));
+        let options = run_options(&old("domino"), 2).unwrap();
+        assert_eq!(options.replays, Path::new("/tmp/t-replays/t1"));
+        assert_eq!(options.max_attempts, 2);
+    }
+
+    #[test]
+    fn typed_settings_are_stored_and_read_back_the_same() {
+        let stored = StoredSettings {
+            flags: arbiter_catalog::labyrinth::Settings {
+                players: Some(4),
+                level: Some(3),
+                ..Default::default()
+            },
+            time: TimeLimits::default(),
+            replays: "r".into(),
+            challenger: Some("a".into()),
+            keep_failing: true,
+            attempts: 3,
+        };
+        let mut t = old("labyrinth");
+        t.settings = serde_json::to_value(&stored).unwrap();
+        assert_eq!(StoredSettings::of(&t).unwrap(), stored);
+    }
+}
