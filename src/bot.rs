@@ -1,7 +1,7 @@
 use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result, bail};
-use arbiter_games::{ClientEvent, WireClient};
+use arbiter_games::{ClientEvent, Framing, WireClient};
 use arbiter_robots::Robots;
 use clap::Args;
 
@@ -115,8 +115,8 @@ fn play<G: WireClient + Robots>(
                 answer.clear();
                 game.format_action(action, &mut answer);
                 answer.push('\n');
-                if let Some(end) = game.answer_end() {
-                    answer.push_str(end);
+                if let Framing::Block { terminator } = G::PROTOCOL.framing {
+                    answer.push_str(terminator);
                     answer.push('\n');
                 }
                 stdout.write_all(answer.as_bytes())?;

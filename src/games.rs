@@ -3,8 +3,8 @@
 //! Adding a game: a variant of [`GameName`], an arm in [`dispatch!`], and a [`CliGame`] impl.
 
 use anyhow::{Result, bail};
-use arbiter_games::WireClient;
 use arbiter_games::quoridor::{Quoridor, Settings};
+use arbiter_games::{Seating, WireClient};
 use arbiter_robots::Robots;
 use clap::{Args, ValueEnum};
 
@@ -89,8 +89,8 @@ pub struct GameFlags {
 
 /// What the command line needs of a game beyond its rules.
 pub trait CliGame: WireClient + Robots {
-    /// The start position a match is played from.
-    fn from_flags(flags: &GameFlags) -> Result<Self>;
+    /// The start position a match between `seating`'s players is played from.
+    fn from_flags(flags: &GameFlags, seating: &Seating) -> Result<Self>;
 
     /// Whether the start position is a board drawn from `--board-seed` (a tournament then
     /// draws one per pairing).
@@ -104,12 +104,12 @@ pub trait CliGame: WireClient + Robots {
 
     /// The start position of `arbiter bench`: the setting of the published reference figures.
     fn bench_start(flags: &GameFlags) -> Result<Self> {
-        Self::from_flags(flags)
+        Self::from_flags(flags, &Seating::default())
     }
 }
 
 impl CliGame for Quoridor {
-    fn from_flags(flags: &GameFlags) -> Result<Self> {
+    fn from_flags(flags: &GameFlags, _seating: &Seating) -> Result<Self> {
         Ok(Quoridor::new(quoridor_settings(flags)?)?)
     }
 
@@ -117,7 +117,7 @@ impl CliGame for Quoridor {
         let mut flags = flags.clone();
         // OpenSpiel's Quoridor ends a 9×9 game at 4·9·9 = 324 moves; compare like with like.
         flags.max_ticks.get_or_insert(324);
-        Self::from_flags(&flags)
+        Self::from_flags(&flags, &Seating::default())
     }
 }
 
@@ -139,7 +139,7 @@ fn quoridor_settings(flags: &GameFlags) -> Result<Settings> {
 /// Puoribor is played as its original environment fixes it (9×9, ten walls each, player 0
 /// first); only the draw limit can be changed.
 impl CliGame for arbiter_games::puoribor::Puoribor {
-    fn from_flags(flags: &GameFlags) -> Result<Self> {
+    fn from_flags(flags: &GameFlags, _seating: &Seating) -> Result<Self> {
         let name = "puoribor (9×9, 2 players, 10 walls each, player 0 first)";
         refuse_flag(name, "players", &flags.players.filter(|&p| p != 2))?;
         refuse_flag(name, "board", &flags.board.filter(|&b| b != 9))?;
@@ -166,7 +166,7 @@ impl CliGame for arbiter_games::domino::Domino {
         flags.obstacles.is_none()
     }
 
-    fn from_flags(flags: &GameFlags) -> Result<Self> {
+    fn from_flags(flags: &GameFlags, _seating: &Seating) -> Result<Self> {
         use arbiter_games::domino::{Domino, Settings, StartToken, parse_obstacles};
         let name = "domino (2 players, player 0 first)";
         refuse_flag(name, "players", &flags.players.filter(|&p| p != 2))?;
@@ -199,7 +199,7 @@ impl CliGame for arbiter_games::domino::Domino {
         let mut flags = flags.clone();
         // The size of the original judge's example; --board 51 measures the largest board.
         flags.board.get_or_insert(15);
-        Self::from_flags(&flags)
+        Self::from_flags(&flags, &Seating::default())
     }
 }
 
@@ -214,8 +214,8 @@ impl CliGame for arbiter_games::labyrinth::Labyrinth {
         }
     }
 
-    fn from_flags(flags: &GameFlags) -> Result<Self> {
-        use arbiter_games::labyrinth::{Labyrinth, Level};
+    fn from_flags(flags: &GameFlags, seating: &Seating) -> Result<Self> {
+        use arbiter_games::labyrinth::{Labyrinth, Level, Setup};
         let name = "labyrinth";
         refuse_flag(name, "board", &flags.board)?;
         refuse_flag(name, "walls", &flags.walls)?;
@@ -239,16 +239,20 @@ impl CliGame for arbiter_games::labyrinth::Labyrinth {
             (None, Some(seed)) => Level::generate(seed),
             (None, None) => Level::generate(number),
         };
-        let mut game = Labyrinth::new(level, players)?;
-        game.set_level_number(number);
-        Ok(game)
+        let mut setup = Setup::new(level, players);
+        setup.level_number = number;
+        // Seats of another number are refused where the seats are counted.
+        if seating.names.len() == players || seating.names.is_empty() {
+            setup = setup.seated(seating);
+        }
+        Ok(Labyrinth::from_setup(setup)?)
     }
 
     fn bench_start(flags: &GameFlags) -> Result<Self> {
         let mut flags = flags.clone();
         // A server game has at least four seats, robots filling the empty ones.
         flags.players.get_or_insert(4);
-        Self::from_flags(&flags)
+        Self::from_flags(&flags, &Seating::default())
     }
 }
 

@@ -17,7 +17,7 @@ pub struct PerftArgs {
 
 pub fn run(args: PerftArgs) -> Result<()> {
     let started = Instant::now();
-    let count = dispatch!(args.game, G => perft(&G::from_flags(&args.flags)?, args.depth));
+    let count = dispatch!(args.game, G => perft(&G::from_flags(&args.flags, &Default::default())?, args.depth));
     let seconds = started.elapsed().as_secs_f64();
     println!("{count}");
     eprintln!(

@@ -59,8 +59,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
     flags.board_seed.get_or_insert(seed);
     dispatch!(name, G => {
         G::seats_from_bots(&mut flags, args.bots.len());
-        let game = G::from_flags(&flags)?;
         let specs = parse_bots(&args.bots)?;
+        let names = specs.iter().map(SeatSpec::name).collect();
+        let game = G::from_flags(&flags, &arbiter_games::Seating::named(names))?;
         let report = play(game, &specs, &config, args.replay.as_ref())?;
         print_report::<G>(&report, &args);
     });
@@ -219,7 +220,8 @@ fn describe(spec: &SeatSpec) -> String {
 /// Whether the match was won by knockout, as the Domino judge's leaderboard counts them: the
 /// loser timed out.
 fn knockout(report: &MatchReport) -> bool {
-    report.forfeit.is_some() && report.outcome.reason == arbiter_referee::Fault::Timeout.as_str()
+    report.forfeit.is_some()
+        && report.outcome.reason == arbiter_referee::Fault::<()>::Timeout.as_str()
 }
 
 /// The player placed first alone, if one is.

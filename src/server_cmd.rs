@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use arbiter_games::TimeControl;
+use arbiter_games::{Seating, TimeControl};
 use arbiter_gameserver::{Accounts, Factory, GameSetup, LobbyGame, ServerConfig};
 use clap::{Args, Subcommand};
 
@@ -131,13 +131,13 @@ pub fn accounts(args: AccountsArgs) -> Result<()> {
 /// decides.
 fn factory<G: CliGame + LobbyGame>(flags: &GameFlags) -> Factory<G> {
     let flags = flags.clone();
-    Arc::new(move |setup: &GameSetup| {
+    Arc::new(move |setup: &GameSetup, seating: &Seating| {
         let mut flags = flags.clone();
         flags.players = Some(setup.players as u8);
         if G::SESSIONS {
             flags.level = Some(u64::from(setup.level));
         }
-        G::from_flags(&flags).map_err(|e| format!("{e:#}"))
+        G::from_flags(&flags, seating).map_err(|e| format!("{e:#}"))
     })
 }
 
@@ -170,12 +170,15 @@ fn serve<G: CliGame + LobbyGame>(args: &ServerArgs) -> Result<()> {
         let players = usize::from(args.flags.players.unwrap_or(2));
         (players, players)
     };
-    probe(&GameSetup {
-        id: 1,
-        level: 1,
-        mode: arbiter_tournament::lobby::Mode::Test,
-        players: min,
-    })
+    probe(
+        &GameSetup {
+            id: 1,
+            level: 1,
+            mode: arbiter_tournament::lobby::Mode::Test,
+            players: min,
+        },
+        &Seating::default(),
+    )
     .map_err(anyhow::Error::msg)?;
     let robot = match &args.robot {
         Some(name) if !G::ROBOTS.contains(&name.as_str()) => bail!(

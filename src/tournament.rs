@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use arbiter_games::Seating;
 use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
 use arbiter_robots::Robots;
 use arbiter_tournament::plan::initial_matches;
@@ -165,28 +166,30 @@ pub fn run(args: TournamentArgs) -> Result<()> {
 struct GameArena<G> {
     game: G,
     config: MatchConfig,
-    /// The flags the game was made from, when it draws its board (Domino): each pairing then
-    /// gets its own board, drawn from this seed and the pairing.
-    board_flags: Option<GameFlags>,
+    /// The flags the game is made from, for each match between its seats.
+    flags: GameFlags,
+    /// Whether the game draws its board (Domino): each pairing then gets its own board, drawn
+    /// from the flags' seed and the pairing.
+    draws_board: bool,
 }
 
 impl<G: CliGame> GameArena<G> {
     /// The start position of a match between `seats`: one board per pairing, the same for
     /// both of its games (either seat order), as the Polish judge plays them.
     fn start(&self, seats: &[SeatSpec]) -> Result<G, PlayFailure> {
-        let Some(flags) = &self.board_flags else {
-            return Ok(self.game.clone());
-        };
-        let mut names: Vec<String> = seats.iter().map(SeatSpec::name).collect();
-        names.sort();
-        // FNV-1a: stable across builds, so a resumed tournament draws the same boards.
-        let mut hash = flags.board_seed.unwrap_or(0) ^ 0xcbf2_9ce4_8422_2325;
-        for byte in names.join("\n").bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        let seating = Seating::named(seats.iter().map(SeatSpec::name).collect());
+        let mut flags = self.flags.clone();
+        if self.draws_board {
+            let mut names = seating.names.clone();
+            names.sort();
+            // FNV-1a: stable across builds, so a resumed tournament draws the same boards.
+            let mut hash = flags.board_seed.unwrap_or(0) ^ 0xcbf2_9ce4_8422_2325;
+            for byte in names.join("\n").bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+            flags.board_seed = Some(hash);
         }
-        let mut flags = flags.clone();
-        flags.board_seed = Some(hash);
-        G::from_flags(&flags).map_err(|e| PlayFailure::Arbiter(format!("{e:#}")))
+        G::from_flags(&flags, &seating).map_err(|e| PlayFailure::Arbiter(format!("{e:#}")))
     }
 }
 
@@ -253,9 +256,10 @@ fn classify(error: anyhow::Error) -> PlayFailure {
 }
 
 fn arena<G: CliGame>(flags: &GameFlags, time: &TimeFlags) -> Result<GameArena<G>> {
-    let game = G::from_flags(flags)?;
+    let game = G::from_flags(flags, &Seating::default())?;
     Ok(GameArena {
-        board_flags: G::draws_board(flags).then(|| flags.clone()),
+        flags: flags.clone(),
+        draws_board: G::draws_board(flags),
         game,
         config: MatchConfig {
             time: time.time_control()?,

@@ -16,10 +16,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use arbiter_games::labyrinth::{
-    Action, Cell, Code, Goto, Init, Labyrinth, Level, Push, class_of, push_tiles, pushed_cell,
-    reach,
+    Action, Cell, Code, Goto, Init, Labyrinth, Level, Push, Setup, class_of, push_tiles,
+    pushed_cell, reach,
 };
-use arbiter_games::{Game, Wire};
+use arbiter_games::{Game, SessionMode, Wire};
 use arbiter_replay::{
     BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind, ReplayWriter, Tick,
 };
@@ -824,11 +824,17 @@ fn rebuild(log: &Log, source: &str) -> Result<Vec<arbiter_replay::Record>> {
         first.positions.clone(),
     )
     .map_err(|e| anyhow!("the level of the log: {e}"))?;
+    let setup = Setup {
+        level,
+        level_number: init.level_number,
+        game_id: init.game_id,
+        names: (0..seats)
+            .map(|s| init.names.get(s).cloned().unwrap_or_default())
+            .collect(),
+        session: SessionMode::Alone,
+    };
     let mut game =
-        Labyrinth::new(level, seats).map_err(|e| anyhow!("the level of the log: {e}"))?;
-    game.set_game_id(init.game_id);
-    game.set_level_number(init.level_number);
-    game.set_player_names(&init.names);
+        Labyrinth::from_setup(setup).map_err(|e| anyhow!("the level of the log: {e}"))?;
 
     let mut notes = vec![format!(
         "rebuilt from {source}, the client log of seat {} ({}): the replies are inferred from \

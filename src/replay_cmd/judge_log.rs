@@ -54,7 +54,7 @@ pub fn judge_log(replay: &Replay) -> Result<JudgeLog> {
     let mut acks = 0;
     if let Some(start) = replay.ticks.first() {
         for bot in &start.bots {
-            let ok = |text: &str| game.check_ack(text).is_ok();
+            let ok = |text: &str| Domino::PROTOCOL.start.check_ack(text).is_ok();
             let passed = bot.sent.iter().filter(|m| ok(&m.text)).count();
             let answered_all = bot.sent.len() >= bot.received.len();
             let late =

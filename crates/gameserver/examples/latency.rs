@@ -10,8 +10,8 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arbiter_games::labyrinth::Labyrinth;
-use arbiter_games::{ClientEvent, Wire, WireClient};
+use arbiter_games::labyrinth::{Labyrinth, Setup};
+use arbiter_games::{ClientEvent, Seating, Wire, WireClient};
 use arbiter_gameserver::{Accounts, GameSetup, Latencies, ServerConfig, percentile};
 use arbiter_robots::Robots;
 use arbiter_tournament::lobby::LobbyStore;
@@ -66,9 +66,11 @@ fn session(clients: usize) {
         quiet: true,
         accounts_file: None,
     };
-    let factory: arbiter_gameserver::Factory<Labyrinth> = Arc::new(|setup: &GameSetup| {
-        Labyrinth::generated(u64::from(setup.level), setup.players).map_err(|e| e.to_string())
-    });
+    let factory: arbiter_gameserver::Factory<Labyrinth> =
+        Arc::new(|setup: &GameSetup, seating: &Seating| {
+            let setup = Setup::generated(u64::from(setup.level), setup.players).seated(seating);
+            Labyrinth::from_setup(setup).map_err(|e| e.to_string())
+        });
     let latencies = Arc::new(Latencies::default());
     arbiter_gameserver::raise_fd_limit();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

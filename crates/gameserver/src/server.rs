@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_games::{TimeControl, Wire};
+use arbiter_games::{Seating, SessionMode, TimeControl, Wire};
 use arbiter_referee::{BuiltinSeat, MatchConfig, Seat, run_match};
 use arbiter_replay::ReplayWriter;
 use arbiter_robots::Robots;
@@ -39,9 +39,20 @@ pub trait LobbyGame: Wire + Robots {
     /// (games whose bots exit at the end of a match).
     const SESSIONS: bool = false;
 
-    /// Sets what the session decides about a game: its id and level number on the wire, and
-    /// no end message of its own when the server writes the after-game block.
-    fn configure(&mut self, _setup: &GameSetup) {}
+    /// Who plays the game `setup` describes, and where it stands in the session: the game is
+    /// built with it ([`Factory`]). A game of a session has the session's id and writes no
+    /// after-game message of its own: the server writes the after-game block.
+    fn seating(setup: &GameSetup, names: Vec<String>) -> Seating {
+        Seating {
+            names,
+            match_id: Some(setup.id as u64),
+            session: if Self::SESSIONS {
+                SessionMode::Served
+            } else {
+                SessionMode::Alone
+            },
+        }
+    }
 }
 
 impl LobbyGame for arbiter_games::quoridor::Quoridor {}
@@ -49,12 +60,6 @@ impl LobbyGame for arbiter_games::puoribor::Puoribor {}
 impl LobbyGame for arbiter_games::domino::Domino {}
 impl LobbyGame for arbiter_games::labyrinth::Labyrinth {
     const SESSIONS: bool = true;
-
-    fn configure(&mut self, setup: &GameSetup) {
-        self.set_game_id(setup.id as u64);
-        self.set_level_number(u64::from(setup.level));
-        self.set_session_end(false);
-    }
 }
 
 /// One game the session is about to play.
@@ -68,8 +73,9 @@ pub struct GameSetup {
     pub players: usize,
 }
 
-/// Builds the game of a setup (the level, the players): the caller's, as it knows the flags.
-pub type Factory<G> = Arc<dyn Fn(&GameSetup) -> Result<G, String> + Send + Sync>;
+/// Builds the game of a setup (the level, the players) for its seating: the caller's, as it
+/// knows the flags.
+pub type Factory<G> = Arc<dyn Fn(&GameSetup, &Seating) -> Result<G, String> + Send + Sync>;
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -567,8 +573,7 @@ async fn play_table<G: LobbyGame>(
         let conns = conns.clone();
         let replay = replay.clone();
         move || -> Result<(Vec<f64>, &'static str), String> {
-            let mut game = (shared.factory)(&setup)?;
-            game.configure(&setup);
+            let game = (shared.factory)(&setup, &G::seating(&setup, names.clone()))?;
             let clock = Arc::new(TurnClock::default());
             let mut seats: Vec<Box<dyn Seat<G>>> = Vec::with_capacity(names.len());
             for conn in &conns {

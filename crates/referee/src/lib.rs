@@ -13,23 +13,24 @@ mod folders;
 mod process;
 mod runner;
 mod seat;
+mod sorter;
 mod spec;
 
 use std::io;
 use std::path::PathBuf;
 
+pub use arbiter_games::Fault;
 pub use builtin::BuiltinSeat;
 pub use folders::{
     FolderPlayer, PlayersFolder, is_album_number, judge_player, read_players_folder,
 };
 pub use process::{ProcessSeat, split_command};
-pub use runner::{
-    BotReport, Fault, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match,
-};
+pub use runner::{BotReport, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match};
 pub use seat::{
-    Ask, BlockAssembler, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line,
-    MAX_LINE, Reply, Seat, SeatKind,
+    Ask, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply,
+    Seat, SeatKind,
 };
+pub use sorter::AnswerSorter;
 pub use spec::{INFO_TXT, SeatSpec};
 
 /// Why a seat could not be opened.

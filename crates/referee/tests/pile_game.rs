@@ -1,10 +1,13 @@
 //! The referee is generic over the game: a tiny game whose rules say a faulty bot loses at once
-//! (`FaultPolicy::Forfeit`), and where a player can be left without a legal action, played by
+//! (`FaultAction::Forfeit`), and where a player can be left without a legal action, played by
 //! shell bots and robots.
 
 mod common;
 
-use arbiter_games::{FaultPolicy, Game, Illegal, Outcome, PlayerId, Robot, TimeControl, Wire};
+use arbiter_games::{
+    Deserted, ExtraLines, Fault, FaultAction, Framing, Game, Illegal, Outcome, PlayerId, Protocol,
+    Robot, StartRounds, TimeControl, Watchers, Wire,
+};
 use arbiter_referee::{BuiltinSeat, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
 use common::{assert_group_gone, config, temp_dir};
@@ -75,12 +78,17 @@ impl Game for Pile {
 }
 
 impl Wire for Pile {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
+    const PROTOCOL: Protocol = Protocol {
+        framing: Framing::Line,
+        extra_lines: ExtraLines::Discard,
+        start: StartRounds::ONE,
+        watchers: Watchers::Silent,
+        deserted: Deserted::PlayOn,
+        time: TimeControl::PerReply {
             limit: std::time::Duration::from_millis(1000),
             first_extra: std::time::Duration::from_millis(2000),
-        }
-    }
+        },
+    };
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         out.push_str(&format!("{player}\n"));
     }
@@ -99,11 +107,8 @@ impl Wire for Pile {
     fn format_action(&self, take: u32, out: &mut String) {
         out.push_str(&take.to_string());
     }
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::Forfeit
-    }
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<u32> {
-        None
+    fn on_fault(&self, _fault: Fault<u32>, _rng: &mut dyn rand::RngCore) -> FaultAction<u32> {
+        FaultAction::Forfeit
     }
     fn snapshot(&self) -> serde_json::Value {
         serde_json::json!({"left": self.left})

@@ -6,7 +6,10 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::{ClientEvent, ExtraLines, FaultPolicy, TimeControl, Wire, WireClient, shorten};
+use crate::{
+    ClientEvent, Deserted, ExtraLines, Fault, FaultAction, Framing, Protocol, StartRounds,
+    TimeControl, Watchers, Wire, WireClient, shorten,
+};
 
 /// The acknowledgement of each start message.
 pub const ACK: &str = "ok";
@@ -32,17 +35,23 @@ impl Domino {
 }
 
 impl Wire for Domino {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
+    /// Two start messages (the size, then the obstacle list), each acknowledged with `ok`; the
+    /// judge reads one line per request, so a second line sent with an answer is the next
+    /// answer (spec §4.8).
+    const PROTOCOL: Protocol = Protocol {
+        framing: Framing::Line,
+        extra_lines: ExtraLines::NextReply,
+        start: StartRounds {
+            rounds: 2,
+            ack: Some(ACK),
+        },
+        watchers: Watchers::Silent,
+        deserted: Deserted::PlayOn,
+        time: TimeControl::PerReply {
             limit: REPLY_LIMIT,
             first_extra: STARTUP_ALLOWANCE,
-        }
-    }
-
-    /// The size, then the obstacle list.
-    fn start_rounds(&self) -> usize {
-        2
-    }
+        },
+    };
 
     fn start_message(&self, round: usize, _player: PlayerId, out: &mut String) {
         match round {
@@ -52,10 +61,6 @@ impl Wire for Domino {
                 out.push('\n');
             }
         }
-    }
-
-    fn start_ack(&self) -> Option<&'static str> {
-        Some(ACK)
     }
 
     /// The start token on the first turn of the match, then the opponent's last placement in
@@ -79,18 +84,13 @@ impl Wire for Domino {
         write!(out, "{p}").expect("writing to a String");
     }
 
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::Forfeit
-    }
-
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<Placement> {
-        None
-    }
-
-    /// The judge reads one line per request, so a second line sent with an answer is the next
-    /// answer (spec §4.8).
-    fn extra_lines(&self) -> ExtraLines {
-        ExtraLines::NextReply
+    /// Every fault loses the match (spec §4.7).
+    fn on_fault(
+        &self,
+        _fault: Fault<Placement>,
+        _rng: &mut dyn rand::RngCore,
+    ) -> FaultAction<Placement> {
+        FaultAction::Forfeit
     }
 
     /// Counts only: the board at any tick is the settings' obstacles plus the placements of the

@@ -5,7 +5,10 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::*;
-use crate::{ClientEvent, FaultPolicy, TimeControl, Wire, WireClient};
+use crate::{
+    ClientEvent, Deserted, ExtraLines, Fault, FaultAction, Framing, Protocol, StartRounds,
+    TimeControl, Watchers, Wire, WireClient,
+};
 
 /// Longest piece of a bot's answer quoted back in an error text.
 const QUOTE_LIMIT: usize = 60;
@@ -32,12 +35,18 @@ impl Quoridor {
 }
 
 impl Wire for Quoridor {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::Bank {
+    /// One line per answer; a late answer is dropped, never taken as the next one.
+    const PROTOCOL: Protocol = Protocol {
+        framing: Framing::Line,
+        extra_lines: ExtraLines::Discard,
+        start: StartRounds::ONE,
+        watchers: Watchers::Silent,
+        deserted: Deserted::PlayOn,
+        time: TimeControl::Bank {
             initial: std::time::Duration::from_millis(1000),
             increment: std::time::Duration::from_millis(30),
-        }
-    }
+        },
+    };
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         let s = self.settings();
@@ -70,11 +79,13 @@ impl Wire for Quoridor {
         }
         .expect("writing to a String");
     }
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::PlayForBot
-    }
-    fn fault_action(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
-        self.random_fallback(rng)
+    /// The bot plays on: a random pawn move is played for it, or a random wall when it has no
+    /// pawn move.
+    fn on_fault(&self, _fault: Fault<Action>, rng: &mut dyn rand::RngCore) -> FaultAction<Action> {
+        match self.random_fallback(rng) {
+            Some(action) => FaultAction::Play(action),
+            None => FaultAction::PlayAny,
+        }
     }
     fn snapshot(&self) -> serde_json::Value {
         let n = self.n as usize;
