@@ -27,6 +27,7 @@ pub struct PlayersFolder {
 pub struct FolderPlayer {
     /// The folder's name: the student number.
     pub id: String,
+    /// The player's folder.
     pub dir: PathBuf,
     /// A [`SeatSpec::Folder`], or why the folder is not a valid player.
     pub player: Result<SeatSpec, SeatError>,

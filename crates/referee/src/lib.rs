@@ -1,3 +1,5 @@
+#![warn(missing_docs)]
+
 //! The referee: runs one match between seats (bot programs, robots in process, later network
 //! clients), keeping time banks, handling faults as the game's rules say, and recording a replay.
 //!
@@ -35,6 +37,7 @@ pub use spec::{INFO_TXT, SeatSpec};
 
 /// Why a seat could not be opened.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // Each variant's message, below it, says what it is.
 pub enum SeatError {
     #[error("empty bot command")]
     EmptyCommand,

@@ -26,6 +26,7 @@ const REPLAY_TEXT_CAP: usize = 2000;
 const REPLAY_DISCARDED_CAP: usize = 20;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// How one match is played, beyond its game.
 pub struct MatchConfig {
     /// Seed of the match's random generator (actions played for faulty bots).
     pub seed: u64,
@@ -46,10 +47,13 @@ impl Default for MatchConfig {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+/// What one match came to.
 pub struct MatchReport {
+    /// Scores, places and why the match ended.
     pub outcome: Outcome,
     /// Turns played (the tick of the last position).
     pub ticks: u32,
+    /// The seed the match was played with.
     pub seed: u64,
     /// One per player, in player id order.
     pub bots: Vec<BotReport>,
@@ -59,10 +63,13 @@ pub struct MatchReport {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+/// What one bot did in a match.
 pub struct BotReport {
+    /// The seat's name.
     pub name: String,
     /// Malformed and illegal answers.
     pub errors: u32,
+    /// Answers that did not come in time.
     pub timeouts: u32,
     /// Whether the bot went offline (exited, crashed, closed its output, could not be written).
     pub crashed: bool,
@@ -73,12 +80,17 @@ pub struct BotReport {
 }
 
 #[derive(Debug, thiserror::Error)]
+/// The referee's own failures (a bot's faults are never errors).
 pub enum RefereeError {
     #[error("the game has {players} players but {seats} seats were given")]
+    /// The seats do not match the game's players.
+    #[allow(missing_docs)] // the fields' names say what they hold
     SeatCount { players: usize, seats: usize },
     #[error("the game ended without an outcome (a bug in the game)")]
+    /// The game reported no outcome at its end.
     NoOutcome,
     #[error(transparent)]
+    /// The replay could not be written.
     Replay(#[from] ReplayError),
 }
 

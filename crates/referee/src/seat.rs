@@ -15,6 +15,7 @@ pub trait Seat<G: Wire>: Send {
     /// The player's name in replays and standings.
     fn name(&self) -> &str;
 
+    /// What is behind the seat: a robot in process, a process, a network client.
     fn kind(&self) -> SeatKind;
 
     /// The command line behind a process seat, for the replay header.
@@ -66,6 +67,7 @@ pub const MAX_LINE: usize = 65536;
 /// The outcome of one request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
+    /// The answer.
     Answer(Line),
     /// No answer by the deadline. A process seat then owes that answer: the next line the bot
     /// sends is taken as the late answer and discarded, never as the answer to the next request.
@@ -77,6 +79,7 @@ pub enum Reply {
 /// One line a bot sent, without its line end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
+    /// The line, cut at [`MAX_LINE`] bytes.
     pub text: String,
     /// When the referee read it.
     pub at: Instant,
@@ -85,12 +88,16 @@ pub struct Line {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// A line that answered nothing, and why.
 pub struct Discarded {
+    /// The line.
     pub line: Line,
+    /// Why it answered nothing.
     pub why: DiscardReason,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a line answered nothing.
 pub enum DiscardReason {
     /// The answer to a request that had already timed out.
     Late,
@@ -103,12 +110,15 @@ pub enum DiscardReason {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Down {
     /// The bot's process ended.
+    #[allow(missing_docs)] // the fields' names say what they hold
     Exited { exit: ExitInfo },
     /// The bot closed its standard output (its process may still run; the referee kills it).
     ClosedOutput,
     /// Writing to the bot failed.
+    #[allow(missing_docs)] // the fields' names say what they hold
     WriteFailed { error: String },
     /// The connection was lost (network seats).
+    #[allow(missing_docs)] // the fields' names say what they hold
     Disconnected { error: String },
 }
 
@@ -135,6 +145,7 @@ pub struct ExitInfo {
 }
 
 impl ExitInfo {
+    /// A process that exited with `code`.
     pub fn code(code: i32) -> ExitInfo {
         ExitInfo {
             code: Some(code),
@@ -142,6 +153,7 @@ impl ExitInfo {
         }
     }
 
+    /// A process ended by `signal`.
     pub fn signal(signal: i32) -> ExitInfo {
         ExitInfo {
             signal: Some(signal),
