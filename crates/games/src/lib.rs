@@ -217,6 +217,22 @@ pub struct Protocol {
     pub time: TimeControl,
 }
 
+impl Protocol {
+    /// The plainest protocol, under `time`: an answer is one line and extra lines are
+    /// dropped, one start message answered by nothing, nobody told of others' turns, and a
+    /// deserted match plays on. Games change what differs with struct update syntax.
+    pub const fn lines(time: TimeControl) -> Protocol {
+        Protocol {
+            framing: Framing::Line,
+            extra_lines: ExtraLines::Discard,
+            start: StartRounds::ONE,
+            watchers: Watchers::Silent,
+            deserted: Deserted::PlayOn,
+            time,
+        }
+    }
+}
+
 /// What went wrong with a bot's answer, from the seat to the replay. `A` is the game's action,
 /// carried by an answer the rules refused; where no game is at hand it is `()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,10 +9,10 @@ mod common;
 use std::time::Duration;
 
 use arbiter_games::{
-    Deserted, ExtraLines, Fault, FaultAction, Framing, Game, Illegal, Outcome, PlayerId, Protocol,
-    Robot, StartRounds, TimeControl, Watchers, Wire,
+    Deserted, Fault, FaultAction, Framing, Game, Illegal, Outcome, PlayerId, Protocol, Robot,
+    TimeControl, Watchers, Wire,
 };
-use arbiter_referee::{BuiltinSeat, MatchConfig, ProcessSeat, Seat, run_match};
+use arbiter_referee::{BuiltinSeat, MatchConfig, MatchReport, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
 use common::{assert_group_gone, temp_dir};
 
@@ -90,14 +90,12 @@ impl Relay {
 impl Wire for Relay {
     const PROTOCOL: Protocol = Protocol {
         framing: Framing::Block { terminator: "." },
-        extra_lines: ExtraLines::Discard,
-        start: StartRounds::ONE,
         watchers: Watchers::ToldEveryTurn,
         deserted: Deserted::End,
-        time: TimeControl::PerReply {
+        ..Protocol::lines(TimeControl::PerReply {
             limit: Duration::from_millis(1500),
             first_extra: Duration::ZERO,
-        },
+        })
     };
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         out.push_str(&format!("NAMES {}\nYOU {player}\n", self.names.join(" ")));
@@ -171,6 +169,15 @@ impl Robot<Relay> for AddOne {
     }
 }
 
+/// Plays a match of ann, bob and robot_2 recorded to `path`.
+fn play_recorded(seats: Vec<Box<dyn Seat<Relay>>>, path: &std::path::Path) -> MatchReport {
+    let mut writer = ReplayWriter::create(path).unwrap();
+    let game = Relay::named(&["ann", "bob", "robot_2"]);
+    let report = run_match(game, seats, &config(), Some(&mut writer)).unwrap();
+    writer.finish().unwrap();
+    report
+}
+
 fn config() -> MatchConfig {
     MatchConfig {
         seed: 1,
@@ -192,15 +199,7 @@ fn players_not_on_turn_are_told_every_turn_and_blocks_are_one_answer() {
         Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
     ];
     let path = dir.join("replay.jsonl");
-    let mut writer = ReplayWriter::create(&path).unwrap();
-    let report = run_match(
-        Relay::named(&["ann", "bob", "robot_2"]),
-        seats,
-        &config(),
-        Some(&mut writer),
-    )
-    .unwrap();
-    writer.finish().unwrap();
+    let report = play_recorded(seats, &path);
     groups.into_iter().for_each(assert_group_gone);
 
     assert_eq!(report.outcome.reason, "done");
@@ -243,15 +242,7 @@ fn a_faulty_answer_is_played_as_the_rules_say_from_what_was_wrong() {
         Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
     ];
     let path = dir.join("replay.jsonl");
-    let mut writer = ReplayWriter::create(&path).unwrap();
-    let report = run_match(
-        Relay::named(&["ann", "bob", "robot_2"]),
-        seats,
-        &config(),
-        Some(&mut writer),
-    )
-    .unwrap();
-    writer.finish().unwrap();
+    let report = play_recorded(seats, &path);
 
     let actions: Vec<String> = read_replay(&path).unwrap().ticks[1..]
         .iter()

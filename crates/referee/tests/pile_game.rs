@@ -5,8 +5,7 @@
 mod common;
 
 use arbiter_games::{
-    Deserted, ExtraLines, Fault, FaultAction, Framing, Game, Illegal, Outcome, PlayerId, Protocol,
-    Robot, StartRounds, TimeControl, Watchers, Wire,
+    Fault, FaultAction, Game, Illegal, Outcome, PlayerId, Protocol, Robot, TimeControl, Wire,
 };
 use arbiter_referee::{BuiltinSeat, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
@@ -78,17 +77,10 @@ impl Game for Pile {
 }
 
 impl Wire for Pile {
-    const PROTOCOL: Protocol = Protocol {
-        framing: Framing::Line,
-        extra_lines: ExtraLines::Discard,
-        start: StartRounds::ONE,
-        watchers: Watchers::Silent,
-        deserted: Deserted::PlayOn,
-        time: TimeControl::PerReply {
-            limit: std::time::Duration::from_millis(1000),
-            first_extra: std::time::Duration::from_millis(2000),
-        },
-    };
+    const PROTOCOL: Protocol = Protocol::lines(TimeControl::PerReply {
+        limit: std::time::Duration::from_millis(1000),
+        first_extra: std::time::Duration::from_millis(2000),
+    });
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         out.push_str(&format!("{player}\n"));
     }

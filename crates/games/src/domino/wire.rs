@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::*;
 use crate::{
-    ClientEvent, Deserted, ExtraLines, Fault, FaultAction, Framing, Protocol, StartRounds,
-    TimeControl, Watchers, Wire, WireClient, shorten,
+    ClientEvent, ExtraLines, Fault, FaultAction, Protocol, StartRounds, TimeControl, Wire,
+    WireClient, shorten,
 };
 
 /// The acknowledgement of each start message.
@@ -39,18 +39,15 @@ impl Wire for Domino {
     /// judge reads one line per request, so a second line sent with an answer is the next
     /// answer (spec §4.8).
     const PROTOCOL: Protocol = Protocol {
-        framing: Framing::Line,
         extra_lines: ExtraLines::NextReply,
         start: StartRounds {
             rounds: 2,
             ack: Some(ACK),
         },
-        watchers: Watchers::Silent,
-        deserted: Deserted::PlayOn,
-        time: TimeControl::PerReply {
+        ..Protocol::lines(TimeControl::PerReply {
             limit: REPLY_LIMIT,
             first_extra: STARTUP_ALLOWANCE,
-        },
+        })
     };
 
     fn start_message(&self, round: usize, _player: PlayerId, out: &mut String) {

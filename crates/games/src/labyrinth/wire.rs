@@ -8,8 +8,8 @@ use serde_json::json;
 
 use super::*;
 use crate::{
-    ClientEvent, Deserted, ExtraLines, Fault, FaultAction, Framing, Protocol, SessionMode,
-    StartRounds, TimeControl, Watchers, Wire, WireClient, shorten,
+    ClientEvent, Deserted, Fault, FaultAction, Framing, Protocol, SessionMode, TimeControl,
+    Watchers, Wire, WireClient, shorten,
 };
 
 /// Every reply must come within this (§4).
@@ -149,14 +149,12 @@ impl Wire for Labyrinth {
     /// (§8.10).
     const PROTOCOL: Protocol = Protocol {
         framing: Framing::Block { terminator: "." },
-        extra_lines: ExtraLines::Discard,
-        start: StartRounds::ONE,
         watchers: Watchers::ToldEveryTurn,
         deserted: Deserted::End,
-        time: TimeControl::PerReply {
+        ..Protocol::lines(TimeControl::PerReply {
             limit: REPLY_LIMIT,
             first_extra: Duration::ZERO,
-        },
+        })
     };
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {

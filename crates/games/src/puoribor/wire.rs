@@ -6,10 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::{
-    ClientEvent, Deserted, ExtraLines, Fault, FaultAction, Framing, Protocol, StartRounds,
-    TimeControl, Watchers, Wire, WireClient, shorten,
-};
+use crate::{ClientEvent, Fault, FaultAction, Protocol, TimeControl, Wire, WireClient, shorten};
 
 /// Longest piece of a bot's answer quoted back in an error text.
 const QUOTE_LIMIT: usize = 60;
@@ -83,17 +80,10 @@ fn action_name(kind: i32) -> &'static str {
 
 impl Wire for Puoribor {
     /// One line per answer; 1 s per reply, 2 s more for a bot's first reply (spec §8.4).
-    const PROTOCOL: Protocol = Protocol {
-        framing: Framing::Line,
-        extra_lines: ExtraLines::Discard,
-        start: StartRounds::ONE,
-        watchers: Watchers::Silent,
-        deserted: Deserted::PlayOn,
-        time: TimeControl::PerReply {
-            limit: Duration::from_secs(1),
-            first_extra: Duration::from_secs(2),
-        },
-    };
+    const PROTOCOL: Protocol = Protocol::lines(TimeControl::PerReply {
+        limit: Duration::from_secs(1),
+        first_extra: Duration::from_secs(2),
+    });
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         writeln!(out, "{player}\n{SIZE}").expect("writing to a String");

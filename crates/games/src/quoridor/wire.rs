@@ -5,10 +5,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::*;
-use crate::{
-    ClientEvent, Deserted, ExtraLines, Fault, FaultAction, Framing, Protocol, StartRounds,
-    TimeControl, Watchers, Wire, WireClient,
-};
+use crate::{ClientEvent, Fault, FaultAction, Protocol, TimeControl, Wire, WireClient};
 
 /// Longest piece of a bot's answer quoted back in an error text.
 const QUOTE_LIMIT: usize = 60;
@@ -36,17 +33,10 @@ impl Quoridor {
 
 impl Wire for Quoridor {
     /// One line per answer; a late answer is dropped, never taken as the next one.
-    const PROTOCOL: Protocol = Protocol {
-        framing: Framing::Line,
-        extra_lines: ExtraLines::Discard,
-        start: StartRounds::ONE,
-        watchers: Watchers::Silent,
-        deserted: Deserted::PlayOn,
-        time: TimeControl::Bank {
-            initial: std::time::Duration::from_millis(1000),
-            increment: std::time::Duration::from_millis(30),
-        },
-    };
+    const PROTOCOL: Protocol = Protocol::lines(TimeControl::Bank {
+        initial: std::time::Duration::from_millis(1000),
+        increment: std::time::Duration::from_millis(30),
+    });
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         let s = self.settings();
