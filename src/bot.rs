@@ -2,7 +2,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::{Context, Result, bail};
 use arbiter_catalog::{Catalog, CatalogGame, Visit};
-use arbiter_games::ClientEvent;
+use arbiter_games::{ClientEvent, Framing};
 use clap::Args;
 
 #[derive(Args)]
@@ -144,8 +144,8 @@ fn play<G: CatalogGame>(
                 answer.clear();
                 game.format_action(action, &mut answer);
                 answer.push('\n');
-                if let Some(end) = game.answer_end() {
-                    answer.push_str(end);
+                if let Framing::Block { terminator } = G::PROTOCOL.framing {
+                    answer.push_str(terminator);
                     answer.push('\n');
                 }
                 stdout.write_all(answer.as_bytes())?;

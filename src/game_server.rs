@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use arbiter_catalog::{Catalog, CatalogGame, Protocol, Setup, TimeLimits, Visit};
+use arbiter_catalog::{Catalog, CatalogGame, Hosting, Setup, TimeLimits, Visit};
 use arbiter_gameserver::{Accounts, ServerConfig};
 use clap::{Args, FromArgMatches, Subcommand};
 
@@ -177,7 +177,7 @@ fn seat_range<G: CatalogGame>(
     args: &ServerCommon,
     settings: &G::Settings,
 ) -> Result<(usize, usize)> {
-    if G::PROTOCOL == Protocol::Session {
+    if G::HOSTING == Hosting::Session {
         if !(1..=10).contains(&args.min_players) {
             bail!("--min-players must be 1 to 10");
         }

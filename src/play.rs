@@ -119,7 +119,8 @@ fn parse_bots(args: &[String]) -> Result<Vec<SeatSpec>> {
 /// Whether the match was won by knockout, as the Domino judge's leaderboard counts them: the
 /// loser timed out.
 fn knockout(report: &MatchReport) -> bool {
-    report.forfeit.is_some() && report.outcome.reason == arbiter_referee::Fault::Timeout.as_str()
+    report.forfeit.is_some()
+        && report.outcome.reason == arbiter_referee::Fault::<()>::Timeout.as_str()
 }
 
 /// The player placed first alone, if one is.

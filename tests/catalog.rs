@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use arbiter_catalog::{CatalogGame, Games, SettingsError, Setup, With};
 use arbiter_games::{
-    ClientEvent, FaultPolicy, Game, Illegal, Outcome, PlayerId, Recorded, Robot, TimeControl, Wire,
-    WireClient,
+    ClientEvent, Fault, FaultAction, Game, Illegal, Outcome, PlayerId, Protocol, Recorded, Robot,
+    TimeControl, Wire, WireClient,
 };
 use arbiter_robots::{RandomRobot, Robots};
 use common::{arbiter, failure, temp_dir};
@@ -78,12 +78,10 @@ impl Game for Nim {
 }
 
 impl Wire for Nim {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
-            limit: std::time::Duration::from_secs(1),
-            first_extra: std::time::Duration::ZERO,
-        }
-    }
+    const PROTOCOL: Protocol = Protocol::lines(TimeControl::PerReply {
+        limit: std::time::Duration::from_secs(1),
+        first_extra: std::time::Duration::ZERO,
+    });
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         out.push_str(&format!("START {player}"));
@@ -105,12 +103,8 @@ impl Wire for Nim {
         out.push_str(&take.to_string());
     }
 
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::Forfeit
-    }
-
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<u32> {
-        None
+    fn on_fault(&self, _fault: Fault<u32>, _rng: &mut dyn rand::RngCore) -> FaultAction<u32> {
+        FaultAction::Forfeit
     }
 }
 

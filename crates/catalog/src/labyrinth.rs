@@ -3,12 +3,11 @@
 
 use std::path::PathBuf;
 
-use arbiter_games::Wire;
 use arbiter_games::labyrinth::{Labyrinth, Level, MAX_SEATS};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::{CatalogGame, Protocol, SettingsError, Setup};
+use crate::{CatalogGame, Hosting, SettingsError, Setup};
 
 /// Labyrinth's settings flags. A level is fixed, as in the contest: the match seed does not
 /// choose it.
@@ -55,7 +54,7 @@ impl CatalogGame for Labyrinth {
     const ABOUT: &'static str =
         "Labyrinth: push tiles, walk the maze, reach the displays first (1 to 10 players)";
     const RENDERER: &'static str = "labyrinth";
-    const PROTOCOL: Protocol = Protocol::Session;
+    const HOSTING: Hosting = Hosting::Session;
 
     fn seats(settings: &Settings, offered: usize) -> usize {
         match settings.players {
@@ -72,16 +71,17 @@ impl CatalogGame for Labyrinth {
             0 => Self::seats(settings, 0),
             n => n,
         };
-        let mut game = Labyrinth::new(level, players).map_err(SettingsError::from_display)?;
-        game.set_level_number(number);
+        let mut start = arbiter_games::labyrinth::Setup::new(level, players);
+        start.level_number = number;
         if !setup.names.is_empty() {
-            game.set_player_names(&setup.names);
+            start.names = setup.names.clone();
         }
         if let Some(session) = session {
-            game.set_game_id(session.id);
-            game.set_session_end(false);
+            start.game_id = session.id;
+            // The server writes the after-game block of a session's games itself.
+            start.session = arbiter_games::SessionMode::Served;
         }
-        Ok(game)
+        Labyrinth::from_setup(start).map_err(|e| SettingsError::from_display(e.reason))
     }
 
     fn bench_start(settings: &Settings) -> Result<Self, SettingsError> {

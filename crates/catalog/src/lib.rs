@@ -80,7 +80,7 @@ pub trait CatalogGame: WireClient + Robots {
     const RENDERER: &'static str;
 
     /// How the game server plays the game with connected bots.
-    const PROTOCOL: Protocol = Protocol::OneMatch;
+    const HOSTING: Hosting = Hosting::OneMatch;
 
     /// How many seats a match has with these settings, when `offered` players are at hand
     /// (a game with a variable number of seats may take one per player given).
@@ -110,7 +110,7 @@ pub trait CatalogGame: WireClient + Robots {
 
 /// How the game server plays a game with the bots connected to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
+pub enum Hosting {
     /// One match per connection in the game's own protocol, then the bot is disconnected
     /// (games whose bots exit at the end of a match).
     OneMatch,
@@ -229,7 +229,7 @@ pub struct GameInfo {
     /// Its robots, weakest first.
     pub robots: &'static [&'static str],
     /// How the game server plays it.
-    pub protocol: Protocol,
+    pub hosting: Hosting,
     /// Adds the game's settings flags to a command.
     pub settings: fn(clap::Command) -> clap::Command,
 }
@@ -242,7 +242,7 @@ impl GameInfo {
             about: G::ABOUT,
             renderer: G::RENDERER,
             robots: G::ROBOTS,
-            protocol: G::PROTOCOL,
+            hosting: G::HOSTING,
             settings: <G::Settings as clap::Args>::augment_args,
         }
     }

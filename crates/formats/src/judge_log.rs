@@ -127,9 +127,10 @@ pub fn export(replay: &Replay) -> Result<JudgeLog, ExportError> {
             .map(|p| p.name.clone())
             .unwrap_or_default()
     };
-    let acks = replay.ticks.first().map_or(0, |start| {
-        start.bots.iter().map(|bot| accepted_acks(&game, bot)).sum()
-    });
+    let acks = replay
+        .ticks
+        .first()
+        .map_or(0, |start| start.bots.iter().map(accepted_acks).sum());
     let moves = replay
         .ticks
         .iter()
@@ -163,8 +164,8 @@ pub fn export(replay: &Replay) -> Result<JudgeLog, ExportError> {
 
 /// The acknowledgements of one bot at tick 0 the judge would have written OK for: those that
 /// pass, except one that answers the request its bot was faulted on (it came too late).
-fn accepted_acks(game: &Domino, bot: &BotTick) -> usize {
-    let ok = |text: &str| game.check_ack(text).is_ok();
+fn accepted_acks(bot: &BotTick) -> usize {
+    let ok = |text: &str| Domino::PROTOCOL.start.check_ack(text).is_ok();
     let passed = bot.sent.iter().filter(|m| ok(&m.text)).count();
     let answered_all = bot.sent.len() >= bot.received.len();
     let late = bot.error.is_some() && answered_all && bot.sent.last().is_some_and(|m| ok(&m.text));

@@ -81,8 +81,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     /// Takes the turn of a player that has no legal action (Quoridor eliminates it). Only called
-    /// when [`Game::is_stuck`] holds.
-    fn apply_stuck(&mut self);
+    /// when [`Game::is_stuck`] holds; games where a player always has an action keep this
+    /// default, which says so if it is ever reached.
+    fn apply_stuck(&mut self) {
+        unreachable!("{}: a player always has a legal action", Self::NAME)
+    }
+
+    /// Ends the match at once, as it stands: every connected player has left and the protocol
+    /// says a deserted match ends ([`Deserted::End`]). Only games that say so implement it.
+    fn abandon(&mut self) {}
 
     /// The result once the match is over.
     fn outcome(&self) -> Option<Outcome>;
@@ -104,15 +111,6 @@ pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// What the referee does with a faulty answer (malformed, illegal, late or missing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FaultPolicy {
-    /// The referee plays [`Wire::fault_action`] for the bot and the match goes on (Quoridor).
-    PlayForBot,
-    /// The faulty bot loses the match at once.
-    Forfeit,
-}
-
 /// How a bot's thinking time is limited: a game's default, which a match may override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -131,7 +129,17 @@ pub enum TimeControl {
     },
 }
 
-/// What the referee does with the lines a bot sends beyond the one line that answers a request.
+/// How one answer is cut out of what a bot sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// An answer is one line (Quoridor, Puoribor, Domino).
+    Line,
+    /// An answer is the lines up to a line holding just `terminator`, read as one answer with
+    /// its lines joined by `\n` and the terminator left out (Labyrinth's blocks end with `.`).
+    Block { terminator: &'static str },
+}
+
+/// What the referee does with the lines a bot sends beyond the one answer a request asks for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ExtraLines {
     /// They are dropped and noted in the replay: an answer is one line (Quoridor).
@@ -142,46 +150,28 @@ pub enum ExtraLines {
     NextReply,
 }
 
-/// A faulty answer, as the referee hands it to [`Wire::fault_action_for`].
+/// The start messages each player gets before the first turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Faulty<A> {
-    /// The answer could not be read as an action.
-    Malformed,
-    /// The answer was read, but the rules refuse it.
-    Illegal(A),
-    /// No answer came in time.
-    Timeout,
-    /// The bot is gone (exited, crashed, disconnected): its turns are played for it.
-    Offline,
+pub struct StartRounds {
+    /// How many start messages each player gets; round by round, each player gets its message
+    /// in turn order from the player who moves first.
+    pub rounds: usize,
+    /// The line a bot must answer each start message with, if any (Domino: `ok`). Such an
+    /// answer is timed like a move; a wrong one is a malformed answer.
+    pub ack: Option<&'static str>,
 }
 
-/// The text protocol a game speaks with bot programs, one message per turn.
-///
-/// Messages are built into a caller's `String` so that a referee can reuse one buffer. An empty
-/// message is not sent at all (Domino sends nothing when a match ends).
-pub trait Wire: Recorded {
-    /// The time limit of the game's original contest.
-    fn time_control(&self) -> TimeControl;
+impl StartRounds {
+    /// One start message, answered by nothing.
+    pub const ONE: StartRounds = StartRounds {
+        rounds: 1,
+        ack: None,
+    };
 
-    /// How many start messages each player gets before the first turn.
-    fn start_rounds(&self) -> usize {
-        1
-    }
-
-    /// Start message `round` (from 0) for `player`. Round by round, each player gets its message
-    /// in turn order from the player who moves first.
-    fn start_message(&self, round: usize, player: PlayerId, out: &mut String);
-
-    /// The line a bot must answer each start message with, if any (Domino: `ok`). Such an
-    /// answer is timed like a move.
-    fn start_ack(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// Whether `line` acknowledges a start message; by default [`Wire::start_ack`], compared
-    /// without case and surrounding whitespace.
-    fn check_ack(&self, line: &str) -> Result<(), String> {
-        match self.start_ack() {
+    /// Whether `line` acknowledges a start message: the acknowledgement compared without case
+    /// and surrounding whitespace (anything does when none is asked).
+    pub fn check_ack(&self, line: &str) -> Result<(), String> {
+        match self.ack {
             Some(ack) if !line.trim().eq_ignore_ascii_case(ack) => Err(format!(
                 "expected `{ack}` to acknowledge the start message, got `{}`",
                 shorten(line, 80)
@@ -189,57 +179,186 @@ pub trait Wire: Recorded {
             _ => Ok(()),
         }
     }
+}
 
-    /// Sent to the player on turn; the bot answers with one line (or one block, see
-    /// [`Wire::answer_end`]).
+/// Who is told what at the start of a turn besides the player on turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Watchers {
+    /// Nobody: only the player on turn gets a message.
+    Silent,
+    /// Every other player still connected gets [`Wire::watch_message`] and does not answer it
+    /// (Labyrinth tells everyone the state before each turn).
+    ToldEveryTurn,
+}
+
+/// What happens when every player that needs a connection has left (only robots in process
+/// are still playing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deserted {
+    /// The match plays on to its end.
+    PlayOn,
+    /// The match ends at once ([`Game::abandon`]), as it stands (Labyrinth).
+    End,
+}
+
+/// A game's protocol with bot programs as data: what the referee and every seat read to know
+/// how answers are framed and sorted, how a match starts, who is told what, and the time
+/// control. The messages themselves are built by the game's [`Wire`] methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Protocol {
+    /// How an answer ends.
+    pub framing: Framing,
+    /// What lines beyond an answer mean.
+    pub extra_lines: ExtraLines,
+    /// The start messages and their acknowledgements.
+    pub start: StartRounds,
+    /// Who else is told of each turn.
+    pub watchers: Watchers,
+    /// What happens when every connected player has left.
+    pub deserted: Deserted,
+    /// The time limit of the game's original contest.
+    pub time: TimeControl,
+}
+
+impl Protocol {
+    /// The plainest protocol, under `time`: an answer is one line and extra lines are
+    /// dropped, one start message answered by nothing, nobody told of others' turns, and a
+    /// deserted match plays on. Games change what differs with struct update syntax.
+    pub const fn lines(time: TimeControl) -> Protocol {
+        Protocol {
+            framing: Framing::Line,
+            extra_lines: ExtraLines::Discard,
+            start: StartRounds::ONE,
+            watchers: Watchers::Silent,
+            deserted: Deserted::PlayOn,
+            time,
+        }
+    }
+}
+
+/// What went wrong with a bot's answer, from the seat to the replay. `A` is the game's action,
+/// carried by an answer the rules refused; where no game is at hand it is `()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault<A = ()> {
+    /// Not of the protocol's form (also a wrong acknowledgement).
+    Malformed,
+    /// Well formed, but against the rules: the action the bot answered.
+    Illegal(A),
+    /// No answer came in time.
+    Timeout,
+    /// The bot is gone: it exited, crashed, closed its output or its connection, or could not
+    /// be written to. Its turns are played for it, if the match goes on.
+    Crash,
+}
+
+impl<A> Fault<A> {
+    /// The fault's name in replays and reports, and the outcome's reason when it loses the
+    /// match.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Fault::Malformed => "malformed",
+            Fault::Illegal(_) => "illegal",
+            Fault::Timeout => "timeout",
+            Fault::Crash => "crash",
+        }
+    }
+}
+
+impl<A> serde::Serialize for Fault<A> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// What a fault does, as the game's rules say ([`Wire::on_fault`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultAction<A> {
+    /// The faulty bot loses the match at once.
+    Forfeit,
+    /// This action is played for the bot and the match goes on.
+    Play(A),
+    /// The referee plays any legal action for the bot, drawn from the match's seed.
+    PlayAny,
+}
+
+impl<A> FaultAction<A> {
+    /// The action the rules prescribe, if they prescribe one.
+    pub fn played(self) -> Option<A> {
+        match self {
+            FaultAction::Play(action) => Some(action),
+            FaultAction::Forfeit | FaultAction::PlayAny => None,
+        }
+    }
+}
+
+/// The text protocol a game speaks with bot programs: [`Wire::PROTOCOL`] says how, the
+/// methods build and read the messages.
+///
+/// Messages are built into a caller's `String` so that a referee can reuse one buffer. An empty
+/// message is not sent at all (Domino sends nothing when a match ends).
+pub trait Wire: Recorded {
+    /// How the game's protocol runs: framing, extra lines, start rounds, watchers, time.
+    const PROTOCOL: Protocol;
+
+    /// Start message `round` (from 0, below [`StartRounds::rounds`]) for `player`.
+    fn start_message(&self, round: usize, player: PlayerId, out: &mut String);
+
+    /// Sent to the player on turn; the bot answers with one answer ([`Protocol::framing`]).
     fn turn_message(&self, player: PlayerId, out: &mut String);
 
-    /// Sent at the start of every turn to each player not on turn, who does not answer it
-    /// (Labyrinth tells everyone the state before each turn). Empty: nothing is sent.
+    /// Sent at the start of every turn to each player not on turn, under
+    /// [`Watchers::ToldEveryTurn`]. Empty: nothing is sent.
     fn watch_message(&self, _player: PlayerId, _out: &mut String) {}
 
-    /// How an answer ends: `None` for one line; `Some(end)` for lines up to a line holding just
-    /// `end`, read as one answer with its lines joined by `\n` and `end` left out (Labyrinth's
-    /// blocks end with `.`). With blocks, nothing a bot sent before a request answers it: the
-    /// late answer to a turn that timed out is dropped with everything else sent early.
-    fn answer_end(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// Names the players as the seats are named, before the start messages (Labyrinth sends
-    /// every player the list of names).
-    fn set_player_names(&mut self, _names: &[String]) {}
-
-    /// Ends the match at once because no player that needs a connection is left (only robots
-    /// play on). Returns whether the game ends that way; by default the match plays on.
-    fn abandon(&mut self) -> bool {
-        false
-    }
     /// Sent to a player whose match is over (Quoridor: `-1`).
     fn end_message(&self, player: PlayerId, out: &mut String);
-    /// Parses one answer line (without its line end); the error is the fault text.
+    /// Parses one answer (without its line end or terminator); the error is the fault text.
     fn parse_action(&self, line: &str) -> Result<Self::Action, String>;
-    /// The answer line a bot would send for `action` (without line end).
+    /// The answer a bot would send for `action` (without line end or terminator).
     fn format_action(&self, action: Self::Action, out: &mut String);
-    /// What the referee does when a bot's answer is faulty.
-    fn fault_policy(&self) -> FaultPolicy;
-    /// What the referee does with lines beyond an answer.
-    fn extra_lines(&self) -> ExtraLines {
-        ExtraLines::Discard
-    }
-    /// The action played for a faulty bot under [`FaultPolicy::PlayForBot`]; `None` lets the
-    /// referee pick any legal action.
-    fn fault_action(&self, rng: &mut dyn rand::RngCore) -> Option<Self::Action>;
-    /// The action played for a faulty bot, knowing what was wrong: games whose rules say what a
-    /// faulty answer does (Labyrinth keeps a valid push whose GOTO is refused, and voids the turn
-    /// otherwise) decide here. By default [`Wire::fault_action`].
-    fn fault_action_for(
+    /// What a fault of the player on turn does: the game's rules decide from what was wrong
+    /// (Labyrinth keeps a valid push whose GOTO is refused, and voids the turn otherwise).
+    /// Also asked of faults outside a turn (start messages, watch messages), where only
+    /// [`FaultAction::Forfeit`] matters.
+    fn on_fault(
         &self,
-        _fault: Faulty<Self::Action>,
+        fault: Fault<Self::Action>,
         rng: &mut dyn rand::RngCore,
-    ) -> Option<Self::Action> {
-        self.fault_action(rng)
+    ) -> FaultAction<Self::Action>;
+}
+
+/// Who plays a match and where it stands in a session: what a game is built with besides its
+/// own settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seating {
+    /// The players' names in seat order, as the seats are named; empty: the game names them
+    /// itself (`player_<seat>`).
+    pub names: Vec<String>,
+    /// The match's number in its session (Labyrinth's `ID`); `None` when not in one.
+    pub match_id: Option<u64>,
+    /// Whether the match is one of a server's session, which writes its own after-game
+    /// messages, or stands alone.
+    pub session: SessionMode,
+}
+
+impl Seating {
+    /// A match standing alone between players of these names.
+    pub fn named(names: Vec<String>) -> Seating {
+        Seating {
+            names,
+            ..Seating::default()
+        }
     }
+}
+
+/// Whether a match stands alone or is one of a server's session of games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SessionMode {
+    /// One match, its bots started for it: the end message closes the whole session.
+    #[default]
+    Alone,
+    /// One game of a server's session: the server writes its own after-game messages.
+    Served,
 }
 
 /// A player that chooses actions in process: the built-in robots, and anything a researcher

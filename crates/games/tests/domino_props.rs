@@ -99,7 +99,7 @@ proptest! {
         let mut game = Domino::new(Settings::generated(board_seed)).unwrap();
         let mut clients = [DominoClient::default(), DominoClient::default()];
         let mut message = String::new();
-        for round in 0..game.start_rounds() {
+        for round in 0..Domino::PROTOCOL.start.rounds {
             for (p, client) in clients.iter_mut().enumerate() {
                 message.clear();
                 game.start_message(round, p, &mut message);

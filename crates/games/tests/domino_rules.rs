@@ -7,7 +7,9 @@ use arbiter_games::domino::{
     Cell, Domino, DominoClient, GENERATED_SIZES, Placement, Settings, StartToken, obstacle_count,
     parse_move,
 };
-use arbiter_games::{ClientEvent, ExtraLines, FaultPolicy, Game, TimeControl, Wire, WireClient};
+use arbiter_games::{
+    ClientEvent, ExtraLines, Fault, FaultAction, Game, StartRounds, TimeControl, Wire, WireClient,
+};
 
 fn c(x: u16, y: u16) -> Cell {
     Cell::new(x, y)
@@ -171,21 +173,31 @@ fn a_stuck_player_loses_and_the_match_is_over() {
 fn the_wire_protocol_of_the_spec() {
     let game = spec_board();
     assert_eq!(
-        game.time_control(),
+        Domino::PROTOCOL.time,
         TimeControl::PerReply {
             limit: Duration::from_millis(500),
             first_extra: Duration::from_millis(2000),
         }
     );
-    assert_eq!(game.fault_policy(), FaultPolicy::Forfeit);
-    assert_eq!(game.extra_lines(), ExtraLines::NextReply);
-    assert_eq!(game.start_rounds(), 2);
-    assert_eq!(game.start_ack(), Some("ok"));
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
+    assert_eq!(
+        game.on_fault(Fault::Timeout, &mut rng),
+        FaultAction::Forfeit
+    );
+    assert_eq!(Domino::PROTOCOL.extra_lines, ExtraLines::NextReply);
+    let start = Domino::PROTOCOL.start;
+    assert_eq!(
+        start,
+        StartRounds {
+            rounds: 2,
+            ack: Some("ok")
+        }
+    );
     for line in ["ok", "OK", " Ok \r", "oK\t"] {
-        assert_eq!(game.check_ack(line), Ok(()), "{line:?}");
+        assert_eq!(start.check_ack(line), Ok(()), "{line:?}");
     }
     for line in ["", "okay", "o k", "ok ok", "yes"] {
-        assert!(game.check_ack(line).is_err(), "{line:?}");
+        assert!(start.check_ack(line).is_err(), "{line:?}");
     }
     let message = |f: &dyn Fn(&mut String)| {
         let mut out = String::new();

@@ -3,7 +3,7 @@
 use arbiter_games::labyrinth::{
     Action, Cell, Code, Goto, Labyrinth, Level, Push, class_of, reach, rot, same_class,
 };
-use arbiter_games::{Faulty, Game, Wire};
+use arbiter_games::{Fault, Game, Wire};
 use rand::SeedableRng;
 
 const BOARD_A: &str = include_str!("data/labyrinth_board_a.txt");
@@ -38,10 +38,10 @@ fn play(game: &mut Labyrinth, text: &str) {
 fn referee(game: &mut Labyrinth, text: &str) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
     let action = match game.parse_action(&text.replace('|', "\n")) {
-        Err(_) => game.fault_action_for(Faulty::Malformed, &mut rng),
+        Err(_) => game.on_fault(Fault::Malformed, &mut rng).played(),
         Ok(a) => match game.check(a) {
             Ok(()) => Some(a),
-            Err(_) => game.fault_action_for(Faulty::Illegal(a), &mut rng),
+            Err(_) => game.on_fault(Fault::Illegal(a), &mut rng).played(),
         },
     };
     game.apply_unchecked(action.expect("Labyrinth prescribes an action"));
@@ -504,7 +504,7 @@ fn a_missing_or_malformed_push_is_no_push() {
 fn a_timeout_voids_the_turn_with_timeout_and_the_game_goes_on() {
     let mut game = board_a();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    let action = game.fault_action_for(Faulty::Timeout, &mut rng).unwrap();
+    let action = game.on_fault(Fault::Timeout, &mut rng).played().unwrap();
     assert_eq!(action, Action::Void(Code::Timeout));
     game.apply_unchecked(action);
     assert_eq!(game.code(0), Code::Timeout);
@@ -517,7 +517,7 @@ fn an_offline_seat_plays_void_turns_and_keeps_its_points() {
     play(&mut game, "PUSH 0 1 2 15|GOTO 0 2");
     referee(&mut game, "");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    let action = game.fault_action_for(Faulty::Offline, &mut rng).unwrap();
+    let action = game.on_fault(Fault::Crash, &mut rng).played().unwrap();
     assert_eq!(action.push(), None);
     let tiles = game.tiles().to_vec();
     game.apply_unchecked(action);
@@ -580,7 +580,7 @@ fn inactive_displays_are_never_sent() {
 fn abandoning_ends_the_match_at_once_with_the_points_so_far() {
     let mut game = board_a();
     play(&mut game, "PUSH 0 1 2 15|GOTO 0 2");
-    assert!(game.abandon());
+    game.abandon();
     assert_eq!(game.to_move(), None);
     let outcome = game.outcome().unwrap();
     assert_eq!(outcome.reason, "abandoned");

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use arbiter_games::labyrinth::{Cell, Code, Labyrinth, Level, SplitMix64};
-use arbiter_games::{Faulty, Game, Wire};
+use arbiter_games::{Fault, Game, Wire};
 use rand::SeedableRng;
 
 const VECTORS: &str = include_str!("data/labyrinth_vectors.txt");
@@ -154,14 +154,15 @@ fn every_vector_of_the_spec() {
             }
             "fault" => {
                 let fault = match arg {
-                    "malformed" => Faulty::Malformed,
-                    "timeout" => Faulty::Timeout,
-                    "offline" => Faulty::Offline,
+                    "malformed" => Fault::Malformed,
+                    "timeout" => Fault::Timeout,
+                    "offline" => Fault::Crash,
                     other => panic!("{at}: no fault {other}"),
                 };
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
                 let action = g()
-                    .fault_action_for(fault, &mut rng)
+                    .on_fault(fault, &mut rng)
+                    .played()
                     .expect("a prescribed action");
                 game.as_mut().unwrap().apply_unchecked(action);
             }

@@ -1,8 +1,12 @@
 //! The block protocol of `specs/labyrinth.md` §4: the §9 example session byte for byte, the
 //! bot side, and the JSON the viewer reads.
 
-use arbiter_games::labyrinth::{Action, Code, Goto, Labyrinth, LabyrinthClient, Level, Push};
-use arbiter_games::{ClientEvent, Faulty, Game, Recorded, Wire, WireClient};
+use arbiter_games::labyrinth::{
+    Action, Code, Goto, Labyrinth, LabyrinthClient, Level, Push, Setup,
+};
+use arbiter_games::{
+    ClientEvent, Fault, FaultAction, Framing, Game, Recorded, SessionMode, Wire, WireClient,
+};
 use rand::SeedableRng;
 use serde_json::json;
 
@@ -11,11 +15,18 @@ const BOARD_A: &str = include_str!("data/labyrinth_board_a.txt");
 const SESSION: &str = include_str!("data/labyrinth_session.txt");
 
 fn section9() -> Labyrinth {
-    let mut game = Labyrinth::new(Level::parse(BOARD_A).unwrap(), 2).unwrap();
-    game.set_player_names(&["alice".to_owned(), "bob".to_owned()]);
-    game.set_game_id(1);
-    game.set_level_number(1);
-    game
+    section9_in(SessionMode::Alone)
+}
+
+fn section9_in(session: SessionMode) -> Labyrinth {
+    Labyrinth::from_setup(Setup {
+        level: Level::parse(BOARD_A).unwrap(),
+        level_number: 1,
+        game_id: 1,
+        names: vec!["alice".to_owned(), "bob".to_owned()],
+        session,
+    })
+    .unwrap()
 }
 
 const REPLIES: [&str; 3] = [
@@ -66,8 +77,7 @@ fn bob_gets_his_own_init_and_private_part() {
 
 #[test]
 fn without_the_session_end_a_finished_game_sends_nothing() {
-    let mut game = section9();
-    game.set_session_end(false);
+    let mut game = section9_in(SessionMode::Served);
     for reply in REPLIES {
         game.apply(game.parse_action(reply).unwrap()).unwrap();
     }
@@ -147,7 +157,10 @@ fn a_reply_formats_and_parses_back() {
     let mut text = String::new();
     game.format_action(Action::Void(Code::Timeout), &mut text);
     assert_eq!(text, "");
-    assert_eq!(game.answer_end(), Some("."));
+    assert_eq!(
+        Labyrinth::PROTOCOL.framing,
+        Framing::Block { terminator: "." }
+    );
 }
 
 #[test]
@@ -156,21 +169,21 @@ fn faults_play_what_the_rules_prescribe() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
     let bad_goto = game.parse_action("PUSH 0 1 2 15\nGOTO 3 1").unwrap();
     assert_eq!(
-        game.fault_action_for(Faulty::Illegal(bad_goto), &mut rng),
-        Some(Action::PushOnly(Push::new(0, 1, 2, 15)))
+        game.on_fault(Fault::Illegal(bad_goto), &mut rng),
+        FaultAction::Play(Action::PushOnly(Push::new(0, 1, 2, 15)))
     );
     let blocked = game.parse_action("PUSH 0 1 1 15\nGOTO 0 0").unwrap();
     assert_eq!(
-        game.fault_action_for(Faulty::Illegal(blocked), &mut rng),
-        Some(Action::Void(Code::BlockedLine))
+        game.on_fault(Fault::Illegal(blocked), &mut rng),
+        FaultAction::Play(Action::Void(Code::BlockedLine))
     );
     assert_eq!(
-        game.fault_action_for(Faulty::Malformed, &mut rng),
-        Some(Action::Void(Code::NoPush))
+        game.on_fault(Fault::Malformed, &mut rng),
+        FaultAction::Play(Action::Void(Code::NoPush))
     );
     assert_eq!(
-        game.fault_action_for(Faulty::Timeout, &mut rng),
-        Some(Action::Void(Code::Timeout))
+        game.on_fault(Fault::Timeout, &mut rng),
+        FaultAction::Play(Action::Void(Code::Timeout))
     );
 }
 

@@ -1,7 +1,9 @@
 //! The line protocol of `specs/puoribor.md` §7, byte for byte, and the bot-side client.
 
 use arbiter_games::puoribor::{Action, Puoribor};
-use arbiter_games::{ClientEvent, FaultPolicy, Game, Recorded, TimeControl, Wire, WireClient};
+use arbiter_games::{
+    ClientEvent, Fault, FaultAction, Game, Recorded, StartRounds, TimeControl, Wire, WireClient,
+};
 use std::time::Duration;
 
 fn message(lines: &str) -> String {
@@ -39,8 +41,7 @@ fn start_and_end_messages() {
     out.clear();
     game.start_message(0, 1, &mut out);
     assert_eq!(out, "1\n9\n");
-    assert_eq!(game.start_rounds(), 1);
-    assert_eq!(game.start_ack(), None);
+    assert_eq!(Puoribor::PROTOCOL.start, StartRounds::ONE);
     out.clear();
     game.end_message(0, &mut out);
     assert_eq!(out, "-1\n");
@@ -153,16 +154,17 @@ fn illegal_actions_say_why() {
 #[test]
 fn faults_forfeit_and_replies_are_timed_one_by_one() {
     let game = Puoribor::new();
-    assert_eq!(game.fault_policy(), FaultPolicy::Forfeit);
     assert_eq!(
-        game.time_control(),
+        Puoribor::PROTOCOL.time,
         TimeControl::PerReply {
             limit: Duration::from_secs(1),
             first_extra: Duration::from_secs(2)
         }
     );
     let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
-    assert_eq!(game.fault_action(&mut rng), None);
+    for fault in [Fault::Malformed, Fault::Timeout, Fault::Crash] {
+        assert_eq!(game.on_fault(fault, &mut rng), FaultAction::Forfeit);
+    }
 }
 
 #[test]

@@ -194,7 +194,7 @@ fn fault_action_prefers_a_pawn_move() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..200 {
-        match q.fault_action(&mut rng) {
+        match q.random_fallback(&mut rng) {
             Some(Action::Move(c)) => {
                 seen.insert((c.x, c.y));
             }
@@ -218,7 +218,7 @@ fn fault_action_places_a_wall_when_no_pawn_move_is_left_and_none_when_stuck() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..100 {
-        let Some(Action::Wall(w)) = q.fault_action(&mut rng) else {
+        let Some(Action::Wall(w)) = q.random_fallback(&mut rng) else {
             panic!("expected a wall")
         };
         assert!(q.check(Action::Wall(w)).is_ok());
@@ -226,7 +226,7 @@ fn fault_action_places_a_wall_when_no_pawn_move_is_left_and_none_when_stuck() {
     }
     assert!(seen.len() > 20, "random walls: {}", seen.len());
     let q = Quoridor::from_position(settings, 9, 1, &pawns, &[5, 0, 5, 5], &walls).unwrap();
-    assert_eq!(q.fault_action(&mut rng), None);
+    assert_eq!(q.random_fallback(&mut rng), None);
 }
 
 fn feed_all(

@@ -1,14 +1,11 @@
 //! A client connected over TCP as a seat of the referee.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Instant;
 
-use arbiter_games::{ExtraLines, Wire};
-use arbiter_referee::{
-    Ask, BlockAssembler, DiscardReason, Discarded, Down, ExitInfo, Line, Reply, Seat, SeatKind,
-};
+use arbiter_games::Wire;
+use arbiter_referee::{AnswerSorter, Ask, Discarded, Down, ExitInfo, Reply, Seat, SeatKind};
 
 use crate::conn::{Conn, Inbound};
 use crate::latency::{Latencies, TurnClock};
@@ -17,12 +14,8 @@ use crate::latency::{Latencies, TurnClock};
 /// goes back to its session for the next game.
 pub struct TcpSeat {
     conn: Arc<Conn>,
-    extra: ExtraLines,
-    blocks: BlockAssembler,
-    /// Answers read before the request they answer (under [`ExtraLines::NextReply`]).
-    queued: VecDeque<Line>,
-    /// Requests that timed out: what the client sends next is late.
-    owed: u32,
+    /// Tells answers from the other lines, as the game's protocol says.
+    sorter: AnswerSorter,
     seq: u64,
     down: Option<Down>,
     clock: Arc<TurnClock>,
@@ -33,10 +26,7 @@ impl TcpSeat {
     pub fn new(conn: Arc<Conn>, clock: Arc<TurnClock>, latencies: Arc<Latencies>) -> TcpSeat {
         TcpSeat {
             conn,
-            extra: ExtraLines::Discard,
-            blocks: BlockAssembler::default(),
-            queued: VecDeque::new(),
-            owed: 0,
+            sorter: AnswerSorter::default(),
             seq: 0,
             down: None,
             clock,
@@ -50,25 +40,26 @@ impl TcpSeat {
         down
     }
 
-    /// A line that does not answer the request at hand: one sent before the request's message
-    /// was fully handed to the socket (§8.2), or after the answer. Under
-    /// [`ExtraLines::NextReply`] it is kept as the next answer.
-    fn before(&mut self, line: Line, discarded: &mut Vec<Discarded>) {
-        match self.extra {
-            ExtraLines::NextReply => {
-                if let Some(answer) = self.blocks.push(line) {
-                    self.queued.push_back(answer);
+    /// Sorts what the client sent since the last request, unasked.
+    fn take_unasked<G: Wire>(&mut self, discarded: &mut Vec<Discarded>) -> Result<(), Down> {
+        let conn = self.conn.clone();
+        let inbound = conn.inbound.lock().unwrap();
+        let mut events = Vec::new();
+        while let Ok(event) = inbound.try_recv() {
+            events.push(event);
+        }
+        drop(inbound);
+        for event in events {
+            match event {
+                Inbound::Line(line) => {
+                    self.conn.line_taken();
+                    self.sorter.push(&G::PROTOCOL, line, discarded);
                 }
-            }
-            ExtraLines::Discard => {
-                let why = if self.owed > 0 {
-                    DiscardReason::Late
-                } else {
-                    DiscardReason::Extra
-                };
-                discarded.push(Discarded { line, why });
+                Inbound::Gone(why) => return Err(self.gone(why)),
+                Inbound::Flushed(..) => {}
             }
         }
+        Ok(())
     }
 }
 
@@ -99,29 +90,11 @@ impl<G: Wire> Seat<G> for TcpSeat {
         if let Some(down) = &self.down {
             return Reply::Down(down.clone());
         }
-        let conn = self.conn.clone();
-        let inbound = conn.inbound.lock().unwrap();
-        let mut events = Vec::new();
-        while let Ok(event) = inbound.try_recv() {
-            events.push(event);
+        let protocol = &G::PROTOCOL;
+        if let Err(down) = self.take_unasked::<G>(discarded) {
+            return Reply::Down(down);
         }
-        drop(inbound);
-        for event in events {
-            match event {
-                Inbound::Line(line) => {
-                    self.conn.line_taken();
-                    self.before(line, discarded);
-                }
-                Inbound::Gone(why) => return Reply::Down(self.gone(why)),
-                Inbound::Flushed(..) => {}
-            }
-        }
-        if self.extra == ExtraLines::Discard
-            && let Some(partial) = self.blocks.forget_partial()
-        {
-            self.before(partial, discarded);
-        }
-        self.owed = 0;
+        let ahead = self.sorter.open(protocol, discarded);
         self.seq += 1;
         let seq = self.seq;
         let sent_at = Instant::now();
@@ -129,22 +102,31 @@ impl<G: Wire> Seat<G> for TcpSeat {
         if let Err(why) = self.conn.send(message, Some(seq)) {
             return Reply::Down(self.gone(why));
         }
-        if let Some(answer) = self.queued.pop_front() {
+        if let Some(answer) = ahead {
             return Reply::Answer(answer);
         }
-        let mut flushed: Option<Instant> = None;
-        let mut early: Vec<Line> = Vec::new();
+        let conn = self.conn.clone();
         let inbound = conn.inbound.lock().unwrap();
         loop {
             let wait = deadline.saturating_duration_since(Instant::now());
-            let event = match inbound.recv_timeout(wait) {
-                Ok(event) => event,
+            let answer = match inbound.recv_timeout(wait) {
+                Ok(Inbound::Line(line)) => {
+                    self.conn.line_taken();
+                    self.sorter.push(protocol, line, discarded)
+                }
+                // The instant the message was fully handed to the socket: a line read before
+                // it was sent before the client could read the whole message.
+                Ok(Inbound::Flushed(s, at)) if s == seq => {
+                    self.sorter.written(protocol, at, discarded)
+                }
+                Ok(Inbound::Flushed(..)) => None,
+                Ok(Inbound::Gone(why)) => {
+                    drop(inbound);
+                    return Reply::Down(self.gone(why));
+                }
                 Err(RecvTimeoutError::Timeout) => {
                     drop(inbound);
-                    for line in early {
-                        self.before(line, discarded);
-                    }
-                    self.owed += 1;
+                    self.sorter.timed_out(protocol, discarded);
                     return Reply::Timeout;
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -152,54 +134,11 @@ impl<G: Wire> Seat<G> for TcpSeat {
                     return Reply::Down(self.gone("connection closed".into()));
                 }
             };
-            let mut lines = Vec::new();
-            match event {
-                Inbound::Line(line) => {
-                    self.conn.line_taken();
-                    match flushed {
-                        None => early.push(line),
-                        Some(_) => lines.push(line),
-                    }
-                }
-                Inbound::Flushed(s, at) if s == seq => {
-                    flushed = Some(at);
-                    for line in std::mem::take(&mut early) {
-                        // Under NextReply the first line not yet used answers this request,
-                        // whenever it was sent, as the original judge read its input.
-                        if line.at < at && self.extra == ExtraLines::Discard {
-                            self.before(line, discarded);
-                        } else {
-                            lines.push(line);
-                        }
-                    }
-                }
-                Inbound::Flushed(..) => {}
-                Inbound::Gone(why) => {
-                    drop(inbound);
-                    return Reply::Down(self.gone(why));
-                }
-            }
-            let mut answer = None;
-            for line in lines {
-                match answer {
-                    None => answer = self.blocks.push(line),
-                    // Read with the answer: the next answer, or an extra line.
-                    Some(_) => self.before(line, discarded),
-                }
-            }
             if let Some(answer) = answer {
                 self.clock.replied(sent_at, answer.at);
                 return Reply::Answer(answer);
             }
         }
-    }
-
-    fn set_extra_lines(&mut self, policy: ExtraLines) {
-        self.extra = policy;
-    }
-
-    fn set_answer_end(&mut self, end: Option<&'static str>) {
-        self.blocks.set_end(end);
     }
 
     fn take_log(&mut self) -> String {
@@ -224,7 +163,6 @@ mod tests {
     fn under_next_reply_a_line_read_while_the_request_is_written_answers_it() {
         let client = Arc::new(Detached::new("team"));
         let mut seat = TcpSeat::new(client.conn.clone(), Arc::default(), Arc::default());
-        Seat::<Domino>::set_extra_lines(&mut seat, ExtraLines::NextReply);
         let writer = {
             let client = client.clone();
             std::thread::spawn(move || {

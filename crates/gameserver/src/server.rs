@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_catalog::{
-    CatalogGame, MatchPlan, Protocol, RobotSeeds, SeatPlan, SessionGame, Start, play_to_replay,
+    CatalogGame, Hosting, MatchPlan, RobotSeeds, SeatPlan, SessionGame, Start, play_to_replay,
 };
 use arbiter_games::TimeControl;
 use arbiter_referee::MatchConfig;
@@ -509,7 +509,7 @@ fn finish<G: CatalogGame>(shared: &Shared<G>) {
         if client.playing || client.conn.is_gone() {
             continue;
         }
-        if G::PROTOCOL == Protocol::Session {
+        if G::HOSTING == Hosting::Session {
             let t = totals.get(&team).copied().unwrap_or_default();
             let _ = client
                 .conn
@@ -573,10 +573,10 @@ async fn play_table<G: CatalogGame>(
     }
     add_points(&shared, &setup, &names[..humans], &points);
     log_game(&shared, &setup, &names, &points, &conns);
-    if G::PROTOCOL == Protocol::Session {
+    if G::HOSTING == Hosting::Session {
         tell_totals(&shared, &setup, &points, &conns, last);
     }
-    release(&shared, &conns, last || G::PROTOCOL != Protocol::Session);
+    release(&shared, &conns, last || G::HOSTING != Hosting::Session);
 }
 
 /// Plays a game between the connected clients `conns` (the first seats) and robots in the

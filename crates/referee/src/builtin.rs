@@ -7,6 +7,7 @@ use arbiter_games::{Robot, Wire};
 
 use crate::seat::{Ask, Discarded, Down, ExitInfo, Line, Reply, Seat, SeatKind};
 
+/// A robot in process as a seat: it answers from the position, never from text.
 pub struct BuiltinSeat<G> {
     name: String,
     robot: Box<dyn Robot<G>>,
@@ -14,6 +15,7 @@ pub struct BuiltinSeat<G> {
 }
 
 impl<G> BuiltinSeat<G> {
+    /// A seat named `name` played by `robot`.
     pub fn new(name: impl Into<String>, robot: Box<dyn Robot<G>>) -> Self {
         BuiltinSeat {
             name: name.into(),

@@ -1,3 +1,5 @@
+#![warn(missing_docs)]
+
 //! The referee: runs one match between seats (bot programs, robots in process, later network
 //! clients), keeping time banks, handling faults as the game's rules say, and recording a replay.
 //!
@@ -13,25 +15,27 @@ mod folders;
 mod process;
 mod runner;
 mod seat;
+mod sorter;
 mod spec;
 
 use std::io;
 use std::path::PathBuf;
 
+pub use arbiter_games::Fault;
 pub use builtin::BuiltinSeat;
 pub use folders::{FolderPlayer, INFO_TXT, folder_player, read_player_folder, read_players_folder};
 pub use process::{ProcessSeat, split_command};
-pub use runner::{
-    BotReport, Fault, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match,
-};
+pub use runner::{BotReport, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match};
 pub use seat::{
-    Ask, BlockAssembler, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line,
-    MAX_LINE, Reply, Seat, SeatKind,
+    Ask, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply,
+    Seat, SeatKind,
 };
+pub use sorter::AnswerSorter;
 pub use spec::SeatSpec;
 
 /// Why a seat could not be opened.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // Each variant's message, below it, says what it is.
 pub enum SeatError {
     #[error("empty bot command")]
     EmptyCommand,

@@ -8,7 +8,6 @@
 //! The bot runs in a process group of its own, which the referee kills as a whole when the
 //! seat closes: a bot cannot leave a child behind, whatever it does.
 
-use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
@@ -19,13 +18,12 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_games::{ExtraLines, Wire};
+use arbiter_games::{Protocol, Wire};
 
-use crate::SeatError;
 use crate::seat::{
-    Ask, BlockAssembler, DiscardReason, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line,
-    MAX_LINE, Reply, Seat, SeatKind,
+    Ask, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply, Seat, SeatKind,
 };
+use crate::{AnswerSorter, SeatError};
 
 /// Batches of lines in flight between the stdout thread and the referee. Together with the
 /// line cap and the batch cap this bounds what a bot flooding its stdout costs in memory.
@@ -62,14 +60,8 @@ pub struct ProcessSeat {
     log: Arc<LogShared>,
     /// A second handle on the stderr pipe, to ask how much the log reader has yet to read.
     stderr_probe: Option<OwnedFd>,
-    /// Answers owed from requests that timed out: the next lines are late answers, not answers.
-    owed: usize,
-    extra_lines: ExtraLines,
-    /// Lines sent beyond an answer, waiting to answer the next requests
-    /// ([`ExtraLines::NextReply`]).
-    queued: VecDeque<Line>,
-    /// Joins lines into answers for games whose answers are blocks.
-    blocks: BlockAssembler,
+    /// Tells answers from the other lines, as the game's protocol says.
+    sorter: AnswerSorter,
     exited: Option<ExitInfo>,
     stdout_closed: bool,
     down: Option<Down>,
@@ -170,10 +162,7 @@ impl ProcessSeat {
             events,
             log,
             stderr_probe,
-            owed: 0,
-            extra_lines: ExtraLines::Discard,
-            blocks: BlockAssembler::default(),
-            queued: VecDeque::new(),
+            sorter: AnswerSorter::default(),
             exited: None,
             stdout_closed: false,
             down: None,
@@ -248,61 +237,26 @@ impl ProcessSeat {
         }
     }
 
-    fn handle_unasked(&mut self, event: Event, discarded: &mut Vec<Discarded>) {
+    fn handle_unasked(
+        &mut self,
+        protocol: &Protocol,
+        event: Event,
+        discarded: &mut Vec<Discarded>,
+    ) -> Option<Line> {
         match event {
-            Event::Lines(batch) => {
-                self.sort_batch(batch, None, discarded);
-            }
+            Event::Lines(batch) => return self.sorter.push_all(protocol, batch, discarded),
             Event::StdoutClosed => self.stdout_closed = true,
             Event::Exited(exit) => self.exited = Some(exit),
         }
-    }
-
-    /// Sorts lines in the order the bot sent them: each is the answer to the oldest request not
-    /// yet answered. While timed-out requests are owed an answer, a line is a late answer;
-    /// otherwise it answers the request sent at `sent_at`, if it was read after that request
-    /// went out (a line read earlier cannot answer it); any other line is extra. Under
-    /// [`ExtraLines::NextReply`] no line is extra: the first line not owed is the answer, and
-    /// the others wait for the next requests.
-    fn sort_batch(
-        &mut self,
-        batch: Vec<Line>,
-        mut sent_at: Option<Instant>,
-        discarded: &mut Vec<Discarded>,
-    ) -> Option<Line> {
-        let mut answer = None;
-        for line in batch {
-            let Some(line) = self.blocks.push(line) else {
-                continue;
-            };
-            if self.extra_lines == ExtraLines::NextReply && self.owed == 0 {
-                match sent_at.take() {
-                    Some(_) => answer = Some(line),
-                    None => self.queued.push_back(line),
-                }
-                continue;
-            }
-            let why = if self.owed > 0 {
-                self.owed -= 1;
-                DiscardReason::Late
-            } else if sent_at.is_some_and(|sent| line.at >= sent) {
-                sent_at = None;
-                answer = Some(line);
-                continue;
-            } else {
-                DiscardReason::Extra
-            };
-            discarded.push(Discarded { line, why });
-        }
-        answer
+        None
     }
 
     /// The reason the bot is gone, if it is, waiting briefly for the exit status when only the
     /// closing of stdout has been seen.
-    fn check_down(&mut self, discarded: &mut Vec<Discarded>) -> Option<Down> {
+    fn check_down(&mut self, protocol: &Protocol, discarded: &mut Vec<Discarded>) -> Option<Down> {
         if self.down.is_none() {
             if self.stdout_closed && self.exited.is_none() {
-                self.settle(None, discarded);
+                self.settle(protocol, discarded);
             }
             self.down = match (&self.exited, self.stdout_closed) {
                 (Some(exit), _) => Some(Down::Exited { exit: exit.clone() }),
@@ -313,8 +267,9 @@ impl ProcessSeat {
         self.down.clone()
     }
 
-    /// Takes events for a short while, to learn the exit status (or the last lines).
-    fn settle(&mut self, sent_at: Option<Instant>, discarded: &mut Vec<Discarded>) -> Option<Line> {
+    /// Takes events for a short while, to learn the exit status (or the last lines); the
+    /// answer to the open request among those lines, if there is one.
+    fn settle(&mut self, protocol: &Protocol, discarded: &mut Vec<Discarded>) -> Option<Line> {
         let until = Instant::now() + SETTLE;
         let mut answer = None;
         while self.exited.is_none() || !self.stdout_closed {
@@ -322,20 +277,26 @@ impl ProcessSeat {
                 .events
                 .recv_timeout(until.saturating_duration_since(Instant::now()))
             {
-                Ok(Event::Lines(batch)) if answer.is_none() => {
-                    answer = self.sort_batch(batch, sent_at, discarded);
+                Ok(event) => {
+                    if let Some(line) = self.handle_unasked(protocol, event, discarded) {
+                        answer = Some(line);
+                    }
                 }
-                Ok(event) => self.handle_unasked(event, discarded),
                 Err(_) => break,
             }
         }
         answer
     }
 
-    fn down_after_write_error(&mut self, error: io::Error, discarded: &mut Vec<Discarded>) -> Down {
+    fn down_after_write_error(
+        &mut self,
+        protocol: &Protocol,
+        error: io::Error,
+        discarded: &mut Vec<Discarded>,
+    ) -> Down {
         // A failed write usually means the bot died: wait a moment for how it died.
-        self.settle(None, discarded);
-        self.check_down(discarded).unwrap_or_else(|| {
+        self.settle(protocol, discarded);
+        self.check_down(protocol, discarded).unwrap_or_else(|| {
             let down = Down::WriteFailed {
                 error: error.to_string(),
             };
@@ -397,7 +358,7 @@ impl<G: Wire> Seat<G> for ProcessSeat {
         self.pending.extend_from_slice(text.as_bytes());
         match self.flush_pending(None) {
             Ok(_) => Ok(()),
-            Err(e) => Err(self.down_after_write_error(e, &mut Vec::new())),
+            Err(e) => Err(self.down_after_write_error(&G::PROTOCOL, e, &mut Vec::new())),
         }
     }
 
@@ -408,10 +369,13 @@ impl<G: Wire> Seat<G> for ProcessSeat {
         deadline: Instant,
         discarded: &mut Vec<Discarded>,
     ) -> Reply {
+        let protocol = &G::PROTOCOL;
         // Bounded: a bot flooding its stdout refills the channel as fast as it is emptied.
         for _ in 0..=CHANNEL_BATCHES {
             match self.events.try_recv() {
-                Ok(event) => self.handle_unasked(event, discarded),
+                Ok(event) => {
+                    self.handle_unasked(protocol, event, discarded);
+                }
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
                     self.stdout_closed = true;
@@ -419,44 +383,37 @@ impl<G: Wire> Seat<G> for ProcessSeat {
                 }
             }
         }
-        if let Some(line) = self.queued.pop_front() {
+        if let Some(line) = self.sorter.open(protocol, discarded) {
             // Answered before it was asked: the request still goes out, as the bot reads on.
             self.pending.extend_from_slice(message.as_bytes());
             let _ = self.flush_pending(None);
             return Reply::Answer(line);
         }
-        if let Some(down) = self.check_down(discarded) {
+        if let Some(down) = self.check_down(protocol, discarded) {
             return Reply::Down(down);
         }
 
-        // In a protocol of blocks nothing sent before a request answers it (Labyrinth §8.2):
-        // a timed-out request is owed nothing, and a block begun earlier is dropped.
-        if self.blocks.is_blocks() {
-            self.owed = 0;
-        }
-        if let Some(line) = self.blocks.forget_partial() {
-            discarded.push(Discarded {
-                line,
-                why: DiscardReason::Extra,
-            });
-        }
         self.pending.extend_from_slice(message.as_bytes());
+        // A line the reader took in from here on was read after the request went out.
         let sent_at = Instant::now();
         match self.flush_pending(Some(deadline)) {
             Ok(true) => {}
             Ok(false) => {
                 // The bot does not read: the request stays queued, and its answer will be late.
-                self.owed += 1;
+                self.sorter.timed_out(protocol, discarded);
                 return Reply::Timeout;
             }
-            Err(e) => return Reply::Down(self.down_after_write_error(e, discarded)),
+            Err(e) => return Reply::Down(self.down_after_write_error(protocol, e, discarded)),
+        }
+        if let Some(answer) = self.sorter.written(protocol, sent_at, discarded) {
+            return Reply::Answer(answer);
         }
 
         loop {
             let wait = deadline.saturating_duration_since(Instant::now());
             match self.events.recv_timeout(wait) {
                 Ok(Event::Lines(batch)) => {
-                    if let Some(answer) = self.sort_batch(batch, Some(sent_at), discarded) {
+                    if let Some(answer) = self.sorter.push_all(protocol, batch, discarded) {
                         return Reply::Answer(answer);
                     }
                 }
@@ -467,26 +424,21 @@ impl<G: Wire> Seat<G> for ProcessSeat {
                 Ok(Event::Exited(exit)) => {
                     self.exited = Some(exit);
                     // Its last words may still be in the pipe.
-                    if let Some(answer) = self.settle(Some(sent_at), discarded) {
+                    if let Some(answer) = self.settle(protocol, discarded) {
                         return Reply::Answer(answer);
                     }
                     break;
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    self.owed += 1;
+                    self.sorter.timed_out(protocol, discarded);
                     return Reply::Timeout;
                 }
             }
         }
-        Reply::Down(self.check_down(discarded).expect("the bot is gone"))
-    }
-
-    fn set_extra_lines(&mut self, policy: ExtraLines) {
-        self.extra_lines = policy;
-    }
-
-    fn set_answer_end(&mut self, end: Option<&'static str>) {
-        self.blocks.set_end(end);
+        Reply::Down(
+            self.check_down(protocol, discarded)
+                .expect("the bot is gone"),
+        )
     }
 
     fn take_log(&mut self) -> String {
@@ -801,74 +753,6 @@ fn read_log(mut err: ChildStderr, log: &LogShared) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sleeper() -> ProcessSeat {
-        ProcessSeat::spawn("sleep", &["sleep".into(), "100".into()], None).unwrap()
-    }
-
-    fn line(text: &str, at: Instant) -> Line {
-        Line {
-            text: text.into(),
-            at,
-            overlong: false,
-        }
-    }
-
-    fn reasons(discarded: &[Discarded]) -> Vec<(&str, DiscardReason)> {
-        discarded
-            .iter()
-            .map(|d| (d.line.text.as_str(), d.why))
-            .collect()
-    }
-
-    /// Regression: a late answer and the answer to the next request, read together, were taken
-    /// as one answer and an extra line, so the bot stayed one answer behind for good.
-    #[test]
-    fn a_late_answer_and_the_next_answer_read_together_are_told_apart() {
-        let mut seat = sleeper();
-        seat.owed = 1;
-        let sent = Instant::now();
-        let at = sent + Duration::from_millis(5);
-        let mut discarded = Vec::new();
-        let batch = vec![line("4 7", at), line("4 6", at), line("more", at)];
-        let answer = seat.sort_batch(batch, Some(sent), &mut discarded);
-        assert_eq!(answer.unwrap().text, "4 6");
-        assert_eq!(
-            reasons(&discarded),
-            [("4 7", DiscardReason::Late), ("more", DiscardReason::Extra)]
-        );
-        assert_eq!(seat.owed, 0);
-    }
-
-    #[test]
-    fn a_line_read_before_the_request_went_out_is_not_its_answer() {
-        let mut seat = sleeper();
-        let before = Instant::now();
-        let sent = before + Duration::from_millis(1);
-        let mut discarded = Vec::new();
-        let answer = seat.sort_batch(vec![line("stale", before)], Some(sent), &mut discarded);
-        assert!(answer.is_none());
-        assert_eq!(reasons(&discarded), [("stale", DiscardReason::Extra)]);
-    }
-
-    #[test]
-    fn under_next_reply_extra_lines_wait_for_the_next_requests() {
-        let mut seat = sleeper();
-        seat.extra_lines = ExtraLines::NextReply;
-        let before = Instant::now();
-        let sent = before + Duration::from_millis(1);
-        let mut discarded = Vec::new();
-        let batch = vec![line("a", before), line("b", sent), line("c", sent)];
-        let answer = seat.sort_batch(batch, Some(sent), &mut discarded);
-        assert_eq!(
-            answer.unwrap().text,
-            "a",
-            "the next line, whenever it was read"
-        );
-        assert!(discarded.is_empty());
-        let queued: Vec<&str> = seat.queued.iter().map(|l| l.text.as_str()).collect();
-        assert_eq!(queued, ["b", "c"]);
-    }
 
     #[test]
     fn the_log_is_cut_at_2000_characters_exactly() {

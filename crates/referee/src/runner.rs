@@ -2,7 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use arbiter_games::{FaultPolicy, Faulty, Outcome, PlayerId, Recorded, TimeControl, Wire};
+use arbiter_games::{
+    Deserted, Fault, FaultAction, Framing, Outcome, PlayerId, Recorded, TimeControl, Watchers, Wire,
+};
 use arbiter_replay::{
     BotSummary, BotTick, Event, Header, MatchResult, Message, Player, Record, ReplayError,
     ReplayWriter, Tick, TickAction,
@@ -29,6 +31,7 @@ const REPLAY_TEXT_CAP: usize = 2000;
 const REPLAY_DISCARDED_CAP: usize = 20;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// How one match is played, beyond its game.
 pub struct MatchConfig {
     /// Seed of the match's random generator (actions played for faulty bots).
     pub seed: u64,
@@ -49,48 +52,29 @@ impl Default for MatchConfig {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+/// What one match came to.
 pub struct MatchReport {
+    /// Scores, places and why the match ended.
     pub outcome: Outcome,
     /// Turns played (the tick of the last position).
     pub ticks: u32,
+    /// The seed the match was played with.
     pub seed: u64,
     /// One per player, in player id order.
     pub bots: Vec<BotReport>,
-    /// The player who lost by a fault, under [`FaultPolicy::Forfeit`]: it is placed last, and
-    /// the outcome's reason is the fault's ([`Fault::as_str`]).
+    /// The player who lost by a fault ([`FaultAction::Forfeit`]): it is placed last, and the
+    /// outcome's reason is the fault's ([`Fault::as_str`]).
     pub forfeit: Option<PlayerId>,
 }
 
-/// What went wrong with a bot's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Fault {
-    /// Not of the protocol's form (also a wrong acknowledgement).
-    Malformed,
-    /// Well formed, but against the rules.
-    Illegal,
-    Timeout,
-    /// Exited, crashed, closed its output, or could not be written to.
-    Crash,
-}
-
-impl Fault {
-    /// The outcome's reason when the fault loses the match.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Fault::Malformed => "malformed",
-            Fault::Illegal => "illegal",
-            Fault::Timeout => "timeout",
-            Fault::Crash => "crash",
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize)]
+/// What one bot did in a match.
 pub struct BotReport {
+    /// The seat's name.
     pub name: String,
     /// Malformed and illegal answers.
     pub errors: u32,
+    /// Answers that did not come in time.
     pub timeouts: u32,
     /// Whether the bot went offline (exited, crashed, closed its output, could not be written).
     pub crashed: bool,
@@ -101,20 +85,25 @@ pub struct BotReport {
 }
 
 #[derive(Debug, thiserror::Error)]
+/// The referee's own failures (a bot's faults are never errors).
 pub enum RefereeError {
     #[error("the game has {players} players but {seats} seats were given")]
+    /// The seats do not match the game's players.
+    #[allow(missing_docs)] // the fields' names say what they hold
     SeatCount { players: usize, seats: usize },
     #[error("the game ended without an outcome (a bug in the game)")]
+    /// The game reported no outcome at its end.
     NoOutcome,
     #[error(transparent)]
+    /// The replay could not be written.
     Replay(#[from] ReplayError),
 }
 
 /// Plays one match between `seats` (one per player, in player id order) from the position
 /// `game`, and records it to `replay` if given.
 ///
-/// Bot faults never fail the match: they are recorded and handled as the game's
-/// [`FaultPolicy`] says. Every seat is closed when this returns, whatever happened.
+/// Bot faults never fail the match: they are recorded and handled as the game's rules say
+/// ([`Wire::on_fault`]). Every seat is closed when this returns, whatever happened.
 pub fn run_match<G: Wire>(
     game: G,
     seats: Vec<Box<dyn Seat<G>>>,
@@ -165,13 +154,13 @@ struct Referee<'a, G: Wire> {
     start: Instant,
     replay: Option<&'a mut ReplayWriter>,
     time: TimeControl,
-    forfeit: Option<(PlayerId, Fault)>,
+    forfeit: Option<(PlayerId, &'static str)>,
     /// The tick of the last tick record: the game's, or one more for a forfeited turn.
     ticks: u32,
     message: String,
     discarded: Vec<Discarded>,
     actions: Vec<G::Action>,
-    /// Whether any seat is not a robot in process (see [`Wire::abandon`]).
+    /// Whether any seat is not a robot in process (see [`Deserted`]).
     has_remote: bool,
 }
 
@@ -182,7 +171,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         config: &'a MatchConfig,
         replay: Option<&'a mut ReplayWriter>,
     ) -> Self {
-        let time = config.time.unwrap_or_else(|| game.time_control());
+        let time = config.time.unwrap_or(G::PROTOCOL.time);
         let seats: Vec<_> = seats
             .into_iter()
             .map(|seat| SeatState {
@@ -203,14 +192,6 @@ impl<'a, G: Wire> Referee<'a, G> {
             })
             .collect();
         let mut seats = seats;
-        let mut game = game;
-        let (extra_lines, answer_end) = (game.extra_lines(), game.answer_end());
-        for state in &mut seats {
-            state.seat.set_extra_lines(extra_lines);
-            state.seat.set_answer_end(answer_end);
-        }
-        let names: Vec<String> = seats.iter().map(|s| s.seat.name().to_owned()).collect();
-        game.set_player_names(&names);
         // Only a match that had someone to wait for can be left by everyone.
         let has_remote = seats.iter().any(|s| s.seat.kind() != SeatKind::Builtin);
         if let TimeControl::Bank { initial, .. } = time {
@@ -267,7 +248,8 @@ impl<'a, G: Wire> Referee<'a, G> {
         self.end_tick(None, Some(Event::Start.into()))?;
 
         while self.forfeit.is_none() {
-            if self.everyone_left() && self.game.abandon() {
+            if G::PROTOCOL.deserted == Deserted::End && self.everyone_left() {
+                self.game.abandon();
                 break;
             }
             let Some(p) = self.game.to_move() else { break };
@@ -282,7 +264,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         }
 
         let outcome = match self.forfeit {
-            Some((loser, fault)) => forfeit_outcome(self.seats.len(), loser, fault),
+            Some((loser, reason)) => forfeit_outcome(self.seats.len(), loser, reason),
             None => self.game.outcome().ok_or(RefereeError::NoOutcome)?,
         };
         let bots: Vec<BotReport> = self.seats.iter().map(|s| s.report.clone()).collect();
@@ -318,14 +300,15 @@ impl<'a, G: Wire> Referee<'a, G> {
     fn start(&mut self) -> Result<(), RefereeError> {
         let players = self.seats.len();
         let first = self.game.to_move().unwrap_or(0);
-        for round in 0..self.game.start_rounds() {
+        let start = G::PROTOCOL.start;
+        for round in 0..start.rounds {
             for p in (0..players).map(|i| (first + i) % players) {
                 if self.seats[p].status != Status::Playing || self.forfeit.is_some() {
                     continue;
                 }
                 self.message.clear();
                 self.game.start_message(round, p, &mut self.message);
-                let fault = match self.game.start_ack() {
+                let fault = match start.ack {
                     None => self.send(p).err().map(|down| {
                         let text = down.to_string();
                         self.went_down(p);
@@ -334,34 +317,60 @@ impl<'a, G: Wire> Referee<'a, G> {
                     Some(ack) => self
                         .exchange(p, Some(ack))
                         .and_then(|line| {
-                            self.game
+                            start
                                 .check_ack(&line.text)
                                 .map_err(|e| (Fault::Malformed, e))
                         })
                         .err(),
                 };
                 if let Some((fault, text)) = fault {
-                    self.fault(p, fault, text);
+                    self.fault_outside_turn(p, fault, text);
                 }
             }
         }
         Ok(())
     }
 
-    /// Records a fault of `p`; under [`FaultPolicy::Forfeit`] it ends the match.
-    fn fault(&mut self, p: PlayerId, fault: Fault, text: String) {
+    /// Records a fault of `p` in its report and the tick.
+    fn record_fault(&mut self, p: PlayerId, fault: &Fault<G::Action>, text: String) {
         let report = &mut self.seats[p].report;
         match fault {
-            Fault::Malformed | Fault::Illegal => report.errors += 1,
+            Fault::Malformed | Fault::Illegal(_) => report.errors += 1,
             Fault::Timeout => report.timeouts += 1,
             Fault::Crash => report.crashed = true,
         }
         if self.recording() && self.seats[p].tick.error.is_none() {
             self.seats[p].tick.error = Some(text);
         }
-        if self.game.fault_policy() == FaultPolicy::Forfeit && self.forfeit.is_none() {
-            self.forfeit = Some((p, fault));
+    }
+
+    /// Decides what the fault of `p` does, as the game's rules say; a forfeit ends the match.
+    fn decide(
+        &mut self,
+        p: PlayerId,
+        fault: Fault<G::Action>,
+        rng_of_the_match: bool,
+    ) -> FaultAction<G::Action> {
+        let reason = fault.as_str();
+        let decision = if rng_of_the_match {
+            self.game.on_fault(fault, &mut self.rng)
+        } else {
+            // Outside a turn only a forfeit matters: asking must not move the match's
+            // generator, which draws the actions played for faulty bots.
+            self.game
+                .on_fault(fault, &mut ChaCha8Rng::seed_from_u64(self.config.seed))
+        };
+        if decision == FaultAction::Forfeit && self.forfeit.is_none() {
+            self.forfeit = Some((p, reason));
         }
+        decision
+    }
+
+    /// A fault of `p` outside its turn (a start message, a message it only watches): recorded,
+    /// and the match ends if the rules say it forfeits.
+    fn fault_outside_turn(&mut self, p: PlayerId, fault: Fault<G::Action>, text: String) {
+        self.record_fault(p, &fault, text);
+        self.decide(p, fault, false);
     }
 
     /// Sends `self.message` to `p` (a turn, or a start message that `ack` acknowledges) and
@@ -371,7 +380,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         &mut self,
         p: PlayerId,
         ack: Option<&'static str>,
-    ) -> Result<Line, (Fault, String)> {
+    ) -> Result<Line, (Fault<G::Action>, String)> {
         let state = &mut self.seats[p];
         let allowed = match self.time {
             TimeControl::Bank { increment, .. } => {
@@ -437,8 +446,11 @@ impl<'a, G: Wire> Referee<'a, G> {
     }
 
     /// Tells every other player still playing the state before `p`'s turn, for games that do
-    /// ([`Wire::watch_message`]). Not recorded: the turn's own message says the same.
+    /// ([`Watchers::ToldEveryTurn`]). Not recorded: the turn's own message says the same.
     fn tell_watchers(&mut self, p: PlayerId) {
+        if G::PROTOCOL.watchers == Watchers::Silent {
+            return;
+        }
         for q in (0..self.seats.len()).filter(|&q| q != p) {
             // Robots in process read the game itself, not text.
             let seat = &self.seats[q];
@@ -453,7 +465,7 @@ impl<'a, G: Wire> Referee<'a, G> {
             if let Err(down) = self.seats[q].seat.send(&self.message) {
                 let text = down.to_string();
                 self.went_down(q);
-                self.fault(q, Fault::Crash, text);
+                self.fault_outside_turn(q, Fault::Crash, text);
             }
         }
     }
@@ -461,67 +473,63 @@ impl<'a, G: Wire> Referee<'a, G> {
     /// Plays player `p`'s turn; what the replay records of it (`None` when not recording).
     fn turn(&mut self, p: PlayerId) -> Option<RecordedAction<G>> {
         self.tell_watchers(p);
-        let mut faulty = Faulty::Offline;
-        let mut chosen = None;
-        if self.seats[p].status == Status::Playing {
+        let answer = (self.seats[p].status == Status::Playing).then(|| {
             self.message.clear();
             self.game.turn_message(p, &mut self.message);
-            let answer = self
-                .exchange(p, None)
-                .map_err(|(fault, text)| {
-                    let what = match fault {
-                        Fault::Timeout => Faulty::Timeout,
-                        _ => Faulty::Offline,
-                    };
-                    (fault, text, what)
-                })
-                .and_then(|line| {
-                    if line.overlong {
-                        return Err((
-                            Fault::Malformed,
-                            match self.game.answer_end() {
-                                None => format!("answer line longer than {MAX_LINE} bytes"),
-                                Some(_) => format!("answer longer than {MAX_LINE} bytes"),
-                            },
-                            Faulty::Malformed,
-                        ));
-                    }
-                    let action = self
-                        .game
-                        .parse_action(&line.text)
-                        .map_err(|e| (Fault::Malformed, e, Faulty::Malformed))?;
-                    self.game
-                        .check(action)
-                        .map_err(|e| (Fault::Illegal, e.0, Faulty::Illegal(action)))?;
-                    Ok(action)
-                });
-            match answer {
-                Ok(action) => chosen = Some(action),
-                Err((fault, text, what)) => {
-                    faulty = what;
-                    self.fault(p, fault, text);
-                }
+            self.exchange(p, None)
+                .and_then(|line| self.read_answer(&line))
+        });
+        let fault = match answer {
+            Some(Ok(action)) => return self.play(action),
+            Some(Err((fault, text))) => {
+                self.record_fault(p, &fault, text);
+                fault
             }
-        }
-        let action = match chosen {
-            Some(action) => action,
-            None if self.forfeit.is_some() => {
-                return self.recording().then_some(Event::Forfeit.into());
-            }
-            None => self.fault_action(faulty),
+            // Gone: its turns are played as the rules say of a bot that is gone.
+            None => Fault::Crash,
         };
+        if self.forfeit.is_some() {
+            return self.recording().then_some(Event::Forfeit.into());
+        }
+        let action = match self.decide(p, fault, true) {
+            FaultAction::Forfeit => return self.recording().then_some(Event::Forfeit.into()),
+            FaultAction::Play(action) => action,
+            FaultAction::PlayAny => {
+                // Any legal action: there is one, the player is not stuck.
+                self.game.legal_actions(&mut self.actions);
+                self.actions[self.rng.random_range(0..self.actions.len())]
+            }
+        };
+        self.play(action)
+    }
+
+    /// Plays `action`; its record when recording.
+    fn play(&mut self, action: G::Action) -> Option<RecordedAction<G>> {
         let record = self.recording().then(|| self.game.action_record(action));
         self.game.apply_unchecked(action);
         record.map(TickAction::Played)
     }
 
-    fn fault_action(&mut self, faulty: Faulty<G::Action>) -> G::Action {
-        if let Some(action) = self.game.fault_action_for(faulty, &mut self.rng) {
-            return action;
+    /// The action an answer names, if it is one the rules allow now.
+    fn read_answer(&self, line: &Line) -> Result<G::Action, (Fault<G::Action>, String)> {
+        if line.overlong {
+            let what = match G::PROTOCOL.framing {
+                Framing::Line => "answer line",
+                Framing::Block { .. } => "answer",
+            };
+            return Err((
+                Fault::Malformed,
+                format!("{what} longer than {MAX_LINE} bytes"),
+            ));
         }
-        // The game has no opinion: any legal action (there is one, the player is not stuck).
-        self.game.legal_actions(&mut self.actions);
-        self.actions[self.rng.random_range(0..self.actions.len())]
+        let action = self
+            .game
+            .parse_action(&line.text)
+            .map_err(|e| (Fault::Malformed, e))?;
+        self.game
+            .check(action)
+            .map_err(|e| (Fault::Illegal(action), e.0))?;
+        Ok(action)
     }
 
     fn record_request(&mut self, p: PlayerId, sent_at: Instant, elapsed: Duration, reply: &Reply) {
@@ -559,9 +567,9 @@ impl<'a, G: Wire> Referee<'a, G> {
             ));
         }
         if extra > 0 {
-            let (unit, units) = match self.game.answer_end() {
-                Some(_) => ("block", "answer or line"),
-                None => ("line", "line"),
+            let (unit, units) = match G::PROTOCOL.framing {
+                Framing::Block { .. } => ("block", "answer or line"),
+                Framing::Line => ("line", "line"),
             };
             tick.notes.push(format!(
                 "discarded {} extra {units}{}: an answer is one {unit}",
@@ -684,7 +692,7 @@ impl<'a, G: Wire> Referee<'a, G> {
 
 /// The forfeiting player is placed last with no points; the others share first place and the
 /// point.
-fn forfeit_outcome(players: usize, loser: PlayerId, fault: Fault) -> Outcome {
+fn forfeit_outcome(players: usize, loser: PlayerId, reason: &'static str) -> Outcome {
     let winners = (players - 1).max(1) as f64;
     Outcome {
         scores: (0..players)
@@ -693,7 +701,7 @@ fn forfeit_outcome(players: usize, loser: PlayerId, fault: Fault) -> Outcome {
         placement: (0..players)
             .map(|p| if p == loser { players as u32 } else { 1 })
             .collect(),
-        reason: fault.as_str(),
+        reason,
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Instant;
 
-use arbiter_games::{ExtraLines, Wire};
+use arbiter_games::Wire;
 use serde::Serialize;
 
 pub use arbiter_replay::PlayerKind as SeatKind;
@@ -15,6 +15,7 @@ pub trait Seat<G: Wire>: Send {
     /// The player's name in replays and standings.
     fn name(&self) -> &str;
 
+    /// What is behind the seat: a robot in process, a process, a network client.
     fn kind(&self) -> SeatKind;
 
     /// The command line behind a process seat, for the replay header.
@@ -26,7 +27,8 @@ pub trait Seat<G: Wire>: Send {
     /// what the bot does not read yet is kept and sent before the next message.
     fn send(&mut self, text: &str) -> Result<(), Down>;
 
-    /// Sends `message` and waits until `deadline` for the one-line answer. Robots in process
+    /// Sends `message` and waits until `deadline` for the answer, framed and sorted as the
+    /// game's protocol says ([`Wire::PROTOCOL`], [`crate::AnswerSorter`]). Robots in process
     /// ignore the text and answer `ask` directly.
     ///
     /// Lines the bot sent that are not the answer (a late answer to an earlier request, extra
@@ -38,15 +40,6 @@ pub trait Seat<G: Wire>: Send {
         deadline: Instant,
         discarded: &mut Vec<Discarded>,
     ) -> Reply;
-
-    /// What to do with the lines a bot sends beyond an answer, as its game says
-    /// ([`Wire::extra_lines`]). Seats whose answers are never more than one line ignore it.
-    fn set_extra_lines(&mut self, _policy: ExtraLines) {}
-
-    /// How an answer ends, as its game says ([`Wire::answer_end`]): `None`, one line; `Some(end)`,
-    /// lines up to a line holding just `end`, joined by `\n` into one [`Line`] (see
-    /// [`BlockAssembler`]).
-    fn set_answer_end(&mut self, _end: Option<&'static str>) {}
 
     /// What the bot wrote to its log (stderr) since the last call, capped (see [`LOG_CAP`]).
     fn take_log(&mut self) -> String;
@@ -74,6 +67,7 @@ pub const MAX_LINE: usize = 65536;
 /// The outcome of one request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
+    /// The answer.
     Answer(Line),
     /// No answer by the deadline. A process seat then owes that answer: the next line the bot
     /// sends is taken as the late answer and discarded, never as the answer to the next request.
@@ -82,68 +76,10 @@ pub enum Reply {
     Down(Down),
 }
 
-/// Joins the lines a bot sends into answers for games whose answers are blocks of lines ended
-/// by a terminator line (Labyrinth's `.`); with no terminator every line is an answer.
-///
-/// An assembled block is one [`Line`]: its lines joined by `\n` without the terminator, read
-/// at the time its terminator was read, overlong if any line was or the block passed
-/// [`MAX_LINE`] bytes.
-#[derive(Debug, Default)]
-pub struct BlockAssembler {
-    end: Option<&'static str>,
-    partial: Option<Line>,
-}
-
-impl BlockAssembler {
-    pub fn set_end(&mut self, end: Option<&'static str>) {
-        self.end = end;
-        self.partial = None;
-    }
-
-    /// Whether answers are blocks. In such protocols nothing a bot sent before a request
-    /// answers it: a request that timed out is owed no late answer.
-    pub fn is_blocks(&self) -> bool {
-        self.end.is_some()
-    }
-
-    /// Feeds one line; returns the answer it completes, if it completes one.
-    pub fn push(&mut self, line: Line) -> Option<Line> {
-        let Some(end) = self.end else {
-            return Some(line);
-        };
-        if line.text.trim_end_matches('\r') == end {
-            let mut block = self.partial.take().unwrap_or(Line {
-                text: String::new(),
-                at: line.at,
-                overlong: false,
-            });
-            block.at = line.at;
-            return Some(block);
-        }
-        match &mut self.partial {
-            None => self.partial = Some(line),
-            Some(block) => {
-                block.overlong |= line.overlong;
-                if block.text.len() + 1 + line.text.len() > MAX_LINE {
-                    block.overlong = true;
-                } else if !block.overlong {
-                    block.text.push('\n');
-                    block.text.push_str(&line.text);
-                }
-            }
-        }
-        None
-    }
-
-    /// Forgets a block begun but not finished (sent before the request it would answer).
-    pub fn forget_partial(&mut self) -> Option<Line> {
-        self.partial.take()
-    }
-}
-
 /// One line a bot sent, without its line end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
+    /// The line, cut at [`MAX_LINE`] bytes.
     pub text: String,
     /// When the referee read it.
     pub at: Instant,
@@ -152,16 +88,20 @@ pub struct Line {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// A line that answered nothing, and why.
 pub struct Discarded {
+    /// The line.
     pub line: Line,
+    /// Why it answered nothing.
     pub why: DiscardReason,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a line answered nothing.
 pub enum DiscardReason {
     /// The answer to a request that had already timed out.
     Late,
-    /// A line after the answer (or sent unasked), under [`ExtraLines::Discard`].
+    /// A line after the answer (or sent unasked), under [`arbiter_games::ExtraLines::Discard`].
     Extra,
 }
 
@@ -170,12 +110,15 @@ pub enum DiscardReason {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Down {
     /// The bot's process ended.
+    #[allow(missing_docs)] // the fields' names say what they hold
     Exited { exit: ExitInfo },
     /// The bot closed its standard output (its process may still run; the referee kills it).
     ClosedOutput,
     /// Writing to the bot failed.
+    #[allow(missing_docs)] // the fields' names say what they hold
     WriteFailed { error: String },
     /// The connection was lost (network seats).
+    #[allow(missing_docs)] // the fields' names say what they hold
     Disconnected { error: String },
 }
 
@@ -202,6 +145,7 @@ pub struct ExitInfo {
 }
 
 impl ExitInfo {
+    /// A process that exited with `code`.
     pub fn code(code: i32) -> ExitInfo {
         ExitInfo {
             code: Some(code),
@@ -209,6 +153,7 @@ impl ExitInfo {
         }
     }
 
+    /// A process ended by `signal`.
     pub fn signal(signal: i32) -> ExitInfo {
         ExitInfo {
             signal: Some(signal),
@@ -248,45 +193,4 @@ fn signal_name(signal: i32) -> String {
         _ => return format!("signal {signal}"),
     };
     format!("signal {signal} ({name})")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn line(text: &str) -> Line {
-        Line {
-            text: text.to_owned(),
-            at: Instant::now(),
-            overlong: false,
-        }
-    }
-
-    #[test]
-    fn without_a_terminator_every_line_is_an_answer() {
-        let mut blocks = BlockAssembler::default();
-        assert_eq!(blocks.push(line("a")).unwrap().text, "a");
-    }
-
-    #[test]
-    fn a_block_is_its_lines_joined_without_the_terminator() {
-        let mut blocks = BlockAssembler::default();
-        blocks.set_end(Some("."));
-        assert!(blocks.push(line("PUSH 0 1 2 15")).is_none());
-        assert!(blocks.push(line("GOTO 0 2\r")).is_none());
-        let block = blocks.push(line(".\r")).unwrap();
-        assert_eq!(block.text, "PUSH 0 1 2 15\nGOTO 0 2\r");
-        assert!(!block.overlong);
-        assert_eq!(blocks.push(line(".")).unwrap().text, "");
-    }
-
-    #[test]
-    fn a_block_past_the_line_limit_is_overlong() {
-        let mut blocks = BlockAssembler::default();
-        blocks.set_end(Some("."));
-        let long = "x".repeat(MAX_LINE / 2 + 1);
-        blocks.push(line(&long));
-        blocks.push(line(&long));
-        assert!(blocks.push(line(".")).unwrap().overlong);
-    }
 }

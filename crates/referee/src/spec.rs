@@ -12,11 +12,14 @@ use crate::process::{ProcessSeat, split_command};
 use crate::seat::Seat;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// A seat as the command line names it, before it is opened.
 pub enum SeatSpec {
     /// `builtin:NAME`: a robot of the game, in process.
+    #[allow(missing_docs)] // the fields' names say what they hold
     Builtin { name: String },
     /// A folder holding `info.txt`: three lines, the alias (the player's name), the full name,
     /// and the command, run inside the folder.
+    #[allow(missing_docs)] // the fields' names say what they hold
     Folder {
         dir: PathBuf,
         alias: String,
@@ -25,10 +28,12 @@ pub enum SeatSpec {
         argv: Vec<String>,
     },
     /// Any other argument: a command line, split as a shell would and run without one.
+    #[allow(missing_docs)] // the fields' names say what they hold
     Command { line: String, argv: Vec<String> },
 }
 
 impl SeatSpec {
+    /// Reads a `--bot` argument.
     pub fn parse(arg: &str) -> Result<SeatSpec, SeatError> {
         if let Some(name) = arg.strip_prefix("builtin:") {
             let name = name.trim();

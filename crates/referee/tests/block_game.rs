@@ -1,16 +1,18 @@
 //! What the referee does for games shaped like Labyrinth, on a tiny game of that shape: every
 //! player not on turn is told the state each turn, answers are blocks of lines ended by `.`, a
 //! faulty answer is played as the rules say from what was wrong with it, the players are told
-//! each other's names, and a match that every connected player has left ends at once.
+//! each other's names (the game is built with them), and a match that every connected player
+//! has left ends at once.
 
 mod common;
 
 use std::time::Duration;
 
 use arbiter_games::{
-    FaultPolicy, Faulty, Game, Illegal, Outcome, PlayerId, Recorded, Robot, TimeControl, Wire,
+    Deserted, Fault, FaultAction, Framing, Game, Illegal, Outcome, PlayerId, Protocol, Recorded,
+    Robot, TimeControl, Watchers, Wire,
 };
-use arbiter_referee::{BuiltinSeat, MatchConfig, ProcessSeat, Seat, run_match};
+use arbiter_referee::{BuiltinSeat, MatchConfig, MatchReport, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
 use common::{assert_group_gone, temp_dir};
 
@@ -64,8 +66,8 @@ impl Game for Relay {
         };
         self.tick += 1;
     }
-    fn apply_stuck(&mut self) {
-        unreachable!("a player always has an action")
+    fn abandon(&mut self) {
+        self.abandoned = true;
     }
     fn outcome(&self) -> Option<Outcome> {
         (self.to_move().is_none()).then(|| Outcome {
@@ -76,13 +78,25 @@ impl Game for Relay {
     }
 }
 
-impl Wire for Relay {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
-            limit: Duration::from_millis(1500),
-            first_extra: Duration::ZERO,
+impl Relay {
+    fn named(names: &[&str]) -> Relay {
+        Relay {
+            names: names.iter().map(|&n| n.to_owned()).collect(),
+            ..Relay::default()
         }
     }
+}
+
+impl Wire for Relay {
+    const PROTOCOL: Protocol = Protocol {
+        framing: Framing::Block { terminator: "." },
+        watchers: Watchers::ToldEveryTurn,
+        deserted: Deserted::End,
+        ..Protocol::lines(TimeControl::PerReply {
+            limit: Duration::from_millis(1500),
+            first_extra: Duration::ZERO,
+        })
+    };
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         out.push_str(&format!("NAMES {}\nYOU {player}\n", self.names.join(" ")));
     }
@@ -91,16 +105,6 @@ impl Wire for Relay {
     }
     fn watch_message(&self, _player: PlayerId, out: &mut String) {
         out.push_str(&format!("WATCH {} {}\n", self.tick, self.total));
-    }
-    fn answer_end(&self) -> Option<&'static str> {
-        Some(".")
-    }
-    fn set_player_names(&mut self, names: &[String]) {
-        self.names = names.to_vec();
-    }
-    fn abandon(&mut self) -> bool {
-        self.abandoned = true;
-        true
     }
     fn end_message(&self, _player: PlayerId, out: &mut String) {
         out.push_str("END\n");
@@ -117,19 +121,13 @@ impl Wire for Relay {
             out.push_str(&format!("ADD {n}"));
         }
     }
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::PlayForBot
-    }
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<Step> {
-        unreachable!("fault_action_for decides every faulty answer")
-    }
-    fn fault_action_for(&self, fault: Faulty<Step>, _rng: &mut dyn rand::RngCore) -> Option<Step> {
-        Some(match fault {
-            Faulty::Illegal(Step::Add(n)) => Step::Penalty(n),
-            Faulty::Illegal(other) => panic!("{other:?} never comes from a bot"),
-            Faulty::Malformed => Step::Nothing("malformed"),
-            Faulty::Timeout => Step::Nothing("timeout"),
-            Faulty::Offline => Step::Nothing("offline"),
+    fn on_fault(&self, fault: Fault<Step>, _rng: &mut dyn rand::RngCore) -> FaultAction<Step> {
+        FaultAction::Play(match fault {
+            Fault::Illegal(Step::Add(n)) => Step::Penalty(n),
+            Fault::Illegal(other) => panic!("{other:?} never comes from a bot"),
+            Fault::Malformed => Step::Nothing("malformed"),
+            Fault::Timeout => Step::Nothing("timeout"),
+            Fault::Crash => Step::Nothing("offline"),
         })
     }
 }
@@ -193,6 +191,15 @@ impl Robot<Relay> for AddOne {
     }
 }
 
+/// Plays a match of ann, bob and robot_2 recorded to `path`.
+fn play_recorded(seats: Vec<Box<dyn Seat<Relay>>>, path: &std::path::Path) -> MatchReport {
+    let mut writer = ReplayWriter::create(path).unwrap();
+    let game = Relay::named(&["ann", "bob", "robot_2"]);
+    let report = run_match(game, seats, &config(), Some(&mut writer)).unwrap();
+    writer.finish().unwrap();
+    report
+}
+
 fn config() -> MatchConfig {
     MatchConfig {
         seed: 1,
@@ -214,9 +221,7 @@ fn players_not_on_turn_are_told_every_turn_and_blocks_are_one_answer() {
         Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
     ];
     let path = dir.join("replay.jsonl");
-    let mut writer = ReplayWriter::create(&path).unwrap();
-    let report = run_match(Relay::default(), seats, &config(), Some(&mut writer)).unwrap();
-    writer.finish().unwrap();
+    let report = play_recorded(seats, &path);
     groups.into_iter().for_each(assert_group_gone);
 
     assert_eq!(report.outcome.reason, "done");
@@ -259,9 +264,7 @@ fn a_faulty_answer_is_played_as_the_rules_say_from_what_was_wrong() {
         Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
     ];
     let path = dir.join("replay.jsonl");
-    let mut writer = ReplayWriter::create(&path).unwrap();
-    let report = run_match(Relay::default(), seats, &config(), Some(&mut writer)).unwrap();
-    writer.finish().unwrap();
+    let report = play_recorded(seats, &path);
 
     let actions: Vec<String> = read_replay(&path).unwrap().ticks[1..]
         .iter()
@@ -297,7 +300,8 @@ fn a_match_every_connected_player_left_ends_at_once() {
         Box::new(quitter("bob")),
         Box::new(BuiltinSeat::new("robot_2", Box::new(AddOne))),
     ];
-    let report = run_match(Relay::default(), seats, &config(), None).unwrap();
+    let game = Relay::named(&["ann", "bob", "robot_2"]);
+    let report = run_match(game, seats, &config(), None).unwrap();
     assert_eq!(report.outcome.reason, "abandoned");
     assert!(report.ticks < 6, "ended after {} turns", report.ticks);
     assert!(report.bots[0].crashed && report.bots[1].crashed);
@@ -312,7 +316,8 @@ fn robots_alone_play_to_the_end() {
                 as Box<dyn Seat<Relay>>
         })
         .collect();
-    let report = run_match(Relay::default(), seats, &config(), None).unwrap();
+    let game = Relay::named(&["robot_0", "robot_1", "robot_2"]);
+    let report = run_match(game, seats, &config(), None).unwrap();
     assert_eq!(report.outcome.reason, "done");
     assert_eq!(report.outcome.scores[0], 6.0);
 }

@@ -1,11 +1,12 @@
 //! The referee is generic over the game: a tiny game whose rules say a faulty bot loses at once
-//! (`FaultPolicy::Forfeit`), and where a player can be left without a legal action, played by
+//! (`FaultAction::Forfeit`), and where a player can be left without a legal action, played by
 //! shell bots and robots.
 
 mod common;
 
 use arbiter_games::{
-    FaultPolicy, Game, Illegal, Outcome, PlayerId, Recorded, Robot, TimeControl, Wire,
+    Fault, FaultAction, Game, Illegal, Outcome, PlayerId, Protocol, Recorded, Robot, TimeControl,
+    Wire,
 };
 use arbiter_referee::{BuiltinSeat, ProcessSeat, Seat, run_match};
 use arbiter_replay::{ReplayWriter, read_replay};
@@ -77,12 +78,10 @@ impl Game for Pile {
 }
 
 impl Wire for Pile {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
-            limit: std::time::Duration::from_millis(1000),
-            first_extra: std::time::Duration::from_millis(2000),
-        }
-    }
+    const PROTOCOL: Protocol = Protocol::lines(TimeControl::PerReply {
+        limit: std::time::Duration::from_millis(1000),
+        first_extra: std::time::Duration::from_millis(2000),
+    });
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         out.push_str(&format!("{player}\n"));
     }
@@ -101,11 +100,8 @@ impl Wire for Pile {
     fn format_action(&self, take: u32, out: &mut String) {
         out.push_str(&take.to_string());
     }
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::Forfeit
-    }
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<u32> {
-        None
+    fn on_fault(&self, _fault: Fault<u32>, _rng: &mut dyn rand::RngCore) -> FaultAction<u32> {
+        FaultAction::Forfeit
     }
 }
 

@@ -1,8 +1,8 @@
 //! Pass 2: the whole game through our engine, every block it would send compared with the one
 //! logged, written as replay records.
 
-use arbiter_games::labyrinth::{Action, Labyrinth, Level};
-use arbiter_games::{Game, Recorded, Wire};
+use arbiter_games::labyrinth::{Action, Labyrinth, Level, Setup};
+use arbiter_games::{Game, Recorded, SessionMode};
 
 use crate::{record, record_action};
 use arbiter_replay::{BotSummary, BotTick, Header, MatchResult, Message, Player, PlayerKind};
@@ -78,12 +78,15 @@ fn start(log: &Log, targets: Vec<Vec<u8>>) -> Result<Labyrinth, ImportError> {
         first.positions.clone(),
     )
     .map_err(level)?;
-    let mut game = Labyrinth::new(level, init.names.len())
-        .map_err(|e| ImportError::Level(format!("the level of the log: {e}")))?;
-    game.set_game_id(init.game_id);
-    game.set_level_number(init.level_number);
-    game.set_player_names(&init.names);
-    Ok(game)
+    let setup = Setup {
+        level,
+        level_number: init.level_number,
+        game_id: init.game_id,
+        names: init.names.clone(),
+        session: SessionMode::Alone,
+    };
+    Labyrinth::from_setup(setup)
+        .map_err(|e| ImportError::Level(format!("the level of the log: {}", e.reason)))
 }
 
 /// The game's settings with what the replay says about the import (`note`, `import`).

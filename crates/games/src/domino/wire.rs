@@ -4,7 +4,10 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::*;
-use crate::{ClientEvent, ExtraLines, FaultPolicy, TimeControl, Wire, WireClient, shorten};
+use crate::{
+    ClientEvent, ExtraLines, Fault, FaultAction, Protocol, StartRounds, TimeControl, Wire,
+    WireClient, shorten,
+};
 
 /// The acknowledgement of each start message.
 pub const ACK: &str = "ok";
@@ -30,17 +33,20 @@ impl Domino {
 }
 
 impl Wire for Domino {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
+    /// Two start messages (the size, then the obstacle list), each acknowledged with `ok`; the
+    /// judge reads one line per request, so a second line sent with an answer is the next
+    /// answer (spec §4.8).
+    const PROTOCOL: Protocol = Protocol {
+        extra_lines: ExtraLines::NextReply,
+        start: StartRounds {
+            rounds: 2,
+            ack: Some(ACK),
+        },
+        ..Protocol::lines(TimeControl::PerReply {
             limit: REPLY_LIMIT,
             first_extra: STARTUP_ALLOWANCE,
-        }
-    }
-
-    /// The size, then the obstacle list.
-    fn start_rounds(&self) -> usize {
-        2
-    }
+        })
+    };
 
     fn start_message(&self, round: usize, _player: PlayerId, out: &mut String) {
         match round {
@@ -50,10 +56,6 @@ impl Wire for Domino {
                 out.push('\n');
             }
         }
-    }
-
-    fn start_ack(&self) -> Option<&'static str> {
-        Some(ACK)
     }
 
     /// The start token on the first turn of the match, then the opponent's last placement in
@@ -77,18 +79,13 @@ impl Wire for Domino {
         write!(out, "{p}").expect("writing to a String");
     }
 
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::Forfeit
-    }
-
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<Placement> {
-        None
-    }
-
-    /// The judge reads one line per request, so a second line sent with an answer is the next
-    /// answer (spec §4.8).
-    fn extra_lines(&self) -> ExtraLines {
-        ExtraLines::NextReply
+    /// Every fault loses the match (spec §4.7).
+    fn on_fault(
+        &self,
+        _fault: Fault<Placement>,
+        _rng: &mut dyn rand::RngCore,
+    ) -> FaultAction<Placement> {
+        FaultAction::Forfeit
     }
 }
 

@@ -26,7 +26,7 @@ pub use wire::{Init, LabyrinthClient, REPLY_LIMIT, parse_action};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::{Game, Illegal, Outcome, PlayerId};
+use crate::{Game, Illegal, Outcome, PlayerId, SessionMode};
 
 /// A cell `(x, y)`: `x` the column from the left, `y` the row from the top.
 #[derive(
@@ -175,12 +175,79 @@ pub struct Settings {
     pub game_id: u64,
     /// `LEVEL X` of the init block.
     pub level_number: u64,
-    /// Player names for `PLAYERS`; `player_<seat>` unless set.
+    /// Player names for `PLAYERS`, one token each.
     pub names: Vec<String>,
-    /// Whether the end message is the one-game session end (`SCORE`, `NEXTSTART 0 -1 0`,
-    /// `END`), for bots playing alone over pipes; a server writing its own after-game blocks
-    /// turns it off.
-    pub session_end: bool,
+    /// Alone, the end message is the one-game session end (`SCORE`, `NEXTSTART 0 -1 0`,
+    /// `END`), for bots playing alone over pipes; served, the server writes its own after-game
+    /// blocks and the end message is empty.
+    pub session: SessionMode,
+}
+
+/// Everything a Labyrinth match is built from, checked once by [`Labyrinth::from_setup`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    /// The board, its displays, targets and starts.
+    pub level: Level,
+    /// `LEVEL X` of the init block.
+    pub level_number: u64,
+    /// `ID i` of the init block.
+    pub game_id: u64,
+    /// One name per player, in seat order: the number of names is the number of players. A
+    /// name is sent as one token of `PLAYERS` (characters that are not visible ASCII become
+    /// `_`).
+    pub names: Vec<String>,
+    /// Whether the match stands alone or is one of a server's session.
+    pub session: SessionMode,
+}
+
+impl Setup {
+    /// A match standing alone on `level` (LEVEL the level's seed, ID 1) between `players`
+    /// named `player_<seat>`.
+    pub fn new(level: Level, players: usize) -> Setup {
+        Setup {
+            level_number: level.seed.unwrap_or(0),
+            level,
+            game_id: 1,
+            names: (0..players).map(|s| format!("player_{s}")).collect(),
+            session: SessionMode::Alone,
+        }
+    }
+
+    /// Level `number` of the contest: generated from seed `number`, LEVEL `number` on the wire.
+    pub fn generated(number: u64, players: usize) -> Setup {
+        let mut setup = Setup::new(Level::generate(number), players);
+        setup.level_number = number;
+        setup
+    }
+
+    /// The same setup with the players named as `seating` says (if it names them), and its
+    /// match id and session mode.
+    pub fn seated(mut self, seating: &crate::Seating) -> Setup {
+        if !seating.names.is_empty() {
+            self.names = seating.names.clone();
+        }
+        if let Some(id) = seating.match_id {
+            self.game_id = id;
+        }
+        self.session = seating.session;
+        self
+    }
+}
+
+/// A setup that is not a playable match: what was wrong, and the setup handed back.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{reason}")]
+pub struct SetupError {
+    /// What was wrong.
+    pub reason: Illegal,
+    /// The setup, unchanged.
+    pub setup: Box<Setup>,
+}
+
+impl From<SetupError> for Illegal {
+    fn from(e: SetupError) -> Illegal {
+        e.reason
+    }
 }
 
 /// A position of a Labyrinth match.
@@ -223,33 +290,39 @@ impl PartialEq for Labyrinth {
 }
 
 impl Labyrinth {
-    /// A new match of `players` (1 to 10) on `level`: seat s starts where the level's seat s
-    /// does. Refuses a level with too few seats or displays, or too few rounds for them (§1:
-    /// c ≤ L, L/c ≤ T).
+    /// A match standing alone of `players` (1 to 10) on `level`, named `player_<seat>` (see
+    /// [`Setup::new`]).
     pub fn new(level: Level, players: usize) -> Result<Labyrinth, Illegal> {
-        if !(1..=MAX_SEATS).contains(&players) {
-            return Err(Illegal::new(format!(
-                "{players} players: Labyrinth has 1 to {MAX_SEATS}"
-            )));
+        Ok(Labyrinth::from_setup(Setup::new(level, players))?)
+    }
+
+    /// Level `number` of the contest: generated from seed `number`, LEVEL `number` on the wire.
+    pub fn generated(number: u64, players: usize) -> Result<Labyrinth, Illegal> {
+        Ok(Labyrinth::from_setup(Setup::generated(number, players))?)
+    }
+
+    /// The match `setup` describes: seat s starts where the level's seat s does. Refuses 0 or
+    /// more than 10 players, a level with too few seats or displays for them, or too few rounds
+    /// (§1: c ≤ L, L/c ≤ T).
+    pub fn from_setup(setup: Setup) -> Result<Labyrinth, SetupError> {
+        match check_setup(&setup) {
+            Ok(()) => Ok(Labyrinth::build(setup)),
+            Err(reason) => Err(SetupError {
+                reason,
+                setup: Box::new(setup),
+            }),
         }
-        if level.seats() < players {
-            return Err(Illegal::new(format!(
-                "the level has {} seats, not enough for {players} players",
-                level.seats()
-            )));
-        }
-        let l = level.displays.len();
-        if l < players {
-            return Err(Illegal::new(format!(
-                "the level has {l} displays, fewer than the {players} players"
-            )));
-        }
-        if (level.max_tick as usize) * players < l {
-            return Err(Illegal::new(format!(
-                "MAXTICK {} is less than L/c = {l}/{players}",
-                level.max_tick
-            )));
-        }
+    }
+
+    fn build(setup: Setup) -> Labyrinth {
+        let Setup {
+            level,
+            level_number,
+            game_id,
+            names,
+            session,
+        } = setup;
+        let players = names.len();
         let width = level.width;
         let mut positions = [0u16; MAX_SEATS];
         for (s, start) in level.starts.iter().take(players).enumerate() {
@@ -260,18 +333,24 @@ impl Labyrinth {
             .iter()
             .map(|d| (d.y as usize * width + d.x as usize) as u16)
             .collect();
+        let l = level.displays.len();
         let active = if l == 128 {
             u128::MAX
         } else {
             (1u128 << l) - 1
         };
-        Ok(Labyrinth {
+        let names = names
+            .iter()
+            .enumerate()
+            .map(|(s, name)| name_token(s, name))
+            .collect();
+        Labyrinth {
             tiles: level.tiles.clone(),
             settings: Arc::new(Settings {
-                game_id: 1,
-                level_number: level.seed.unwrap_or(0),
-                names: (0..players).map(|s| format!("player_{s}")).collect(),
-                session_end: true,
+                game_id,
+                level_number,
+                names,
+                session,
             }),
             level: Arc::new(level),
             players,
@@ -284,14 +363,7 @@ impl Labyrinth {
             active,
             turns: 0,
             end: None,
-        })
-    }
-
-    /// Level `number` of the contest: generated from seed `number`, LEVEL `number` on the wire.
-    pub fn generated(number: u64, players: usize) -> Result<Labyrinth, Illegal> {
-        let mut game = Labyrinth::new(Level::generate(number), players)?;
-        game.set_level_number(number);
-        Ok(game)
+        }
     }
 
     pub fn level(&self) -> &Level {
@@ -310,43 +382,9 @@ impl Labyrinth {
         self.level.height
     }
 
-    /// `ID i` of the init block.
-    pub fn set_game_id(&mut self, id: u64) {
-        Arc::make_mut(&mut self.settings).game_id = id;
-    }
-
-    /// `LEVEL X` of the init block.
-    pub fn set_level_number(&mut self, number: u64) {
-        Arc::make_mut(&mut self.settings).level_number = number;
-    }
-
-    /// Whether the end message is the one-game session end (the default, for pipes) or empty
-    /// (a server that writes its own after-game block).
-    pub fn set_session_end(&mut self, on: bool) {
-        Arc::make_mut(&mut self.settings).session_end = on;
-    }
-
     /// The names sent in `PLAYERS`.
     pub fn names(&self) -> &[String] {
         &self.settings.names
-    }
-
-    pub(crate) fn set_names(&mut self, names: &[String]) {
-        let settings = Arc::make_mut(&mut self.settings);
-        for (s, slot) in settings.names.iter_mut().enumerate() {
-            if let Some(name) = names.get(s) {
-                // A name is one token on the PLAYERS line.
-                let token: String = name
-                    .chars()
-                    .map(|c| if c.is_ascii_graphic() { c } else { '_' })
-                    .collect();
-                *slot = if token.is_empty() {
-                    format!("player_{s}")
-                } else {
-                    token
-                };
-            }
-        }
     }
 
     /// The current tiles, index `y * width + x`.
@@ -605,13 +643,6 @@ impl Labyrinth {
         }
     }
 
-    /// Ends the match now (§8.10: no connected human left).
-    pub fn abandon_now(&mut self) {
-        if self.end.is_none() {
-            self.end = Some(End::Abandoned);
-        }
-    }
-
     fn finish_turn(&mut self) {
         self.turns += 1;
         if self.active == 0 {
@@ -631,6 +662,49 @@ impl Labyrinth {
             }
             self.next_target[s] = i as u8;
         }
+    }
+}
+
+/// Why `setup` is not a playable match, if it is not.
+fn check_setup(setup: &Setup) -> Result<(), Illegal> {
+    let (level, players) = (&setup.level, setup.names.len());
+    if !(1..=MAX_SEATS).contains(&players) {
+        return Err(Illegal::new(format!(
+            "{players} players: Labyrinth has 1 to {MAX_SEATS}"
+        )));
+    }
+    if level.seats() < players {
+        return Err(Illegal::new(format!(
+            "the level has {} seats, not enough for {players} players",
+            level.seats()
+        )));
+    }
+    let l = level.displays.len();
+    if l < players {
+        return Err(Illegal::new(format!(
+            "the level has {l} displays, fewer than the {players} players"
+        )));
+    }
+    if (level.max_tick as usize) * players < l {
+        return Err(Illegal::new(format!(
+            "MAXTICK {} is less than L/c = {l}/{players}",
+            level.max_tick
+        )));
+    }
+    Ok(())
+}
+
+/// Seat `s`'s name as one token of the `PLAYERS` line: characters that are not visible ASCII
+/// become `_`; an empty name is `player_<s>`.
+fn name_token(s: PlayerId, name: &str) -> String {
+    let token: String = name
+        .chars()
+        .map(|c| if c.is_ascii_graphic() { c } else { '_' })
+        .collect();
+    if token.is_empty() {
+        format!("player_{s}")
+    } else {
+        token
     }
 }
 
@@ -725,8 +799,11 @@ impl Game for Labyrinth {
         false
     }
 
-    fn apply_stuck(&mut self) {
-        self.apply_unchecked(Action::Void(Code::Ok));
+    /// §8.10: a match with no connected player left ends at once.
+    fn abandon(&mut self) {
+        if self.end.is_none() {
+            self.end = Some(End::Abandoned);
+        }
     }
 
     fn outcome(&self) -> Option<Outcome> {

@@ -5,7 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::{ClientEvent, FaultPolicy, Faulty, TimeControl, Wire, WireClient, shorten};
+use crate::{
+    ClientEvent, Deserted, Fault, FaultAction, Framing, Protocol, SessionMode, TimeControl,
+    Watchers, Wire, WireClient, shorten,
+};
 
 /// Every reply must come within this (§4).
 pub const REPLY_LIMIT: Duration = Duration::from_secs(2);
@@ -139,12 +142,18 @@ impl Labyrinth {
 }
 
 impl Wire for Labyrinth {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
+    /// Blocks ended by `.` (§4); everyone is told the state before each turn; nothing sent
+    /// before a turn block answers it (§8.2); a match with no connected player left ends
+    /// (§8.10).
+    const PROTOCOL: Protocol = Protocol {
+        framing: Framing::Block { terminator: "." },
+        watchers: Watchers::ToldEveryTurn,
+        deserted: Deserted::End,
+        ..Protocol::lines(TimeControl::PerReply {
             limit: REPLY_LIMIT,
             first_extra: Duration::ZERO,
-        }
-    }
+        })
+    };
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         self.write_init(player, out);
@@ -158,21 +167,8 @@ impl Wire for Labyrinth {
         self.write_turn(None, out);
     }
 
-    fn answer_end(&self) -> Option<&'static str> {
-        Some(".")
-    }
-
-    fn set_player_names(&mut self, names: &[String]) {
-        self.set_names(names);
-    }
-
-    fn abandon(&mut self) -> bool {
-        self.abandon_now();
-        true
-    }
-
     fn end_message(&self, player: PlayerId, out: &mut String) {
-        if self.settings.session_end {
+        if self.settings.session == SessionMode::Alone {
             self.write_session_end(player, out);
         }
     }
@@ -181,7 +177,7 @@ impl Wire for Labyrinth {
         parse_action(text)
     }
 
-    /// The reply lines without the closing `.` (see [`Wire::answer_end`]); nothing for a void
+    /// The reply lines without the closing `.` (see [`Wire::PROTOCOL`]); nothing for a void
     /// turn, as the official client sends nothing when it has no move.
     fn format_action(&self, action: Action, out: &mut String) {
         match action {
@@ -198,26 +194,14 @@ impl Wire for Labyrinth {
         }
     }
 
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::PlayForBot
-    }
-
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<Action> {
-        Some(Action::Void(Code::Timeout))
-    }
-
     /// §3 and §8.5: a malformed reply is NO_PUSH, a refused reply keeps a valid push (BAD_GOTO)
     /// and otherwise voids the turn with the push's code, a late reply or a seat that is gone
     /// voids the turn with TIMEOUT.
-    fn fault_action_for(
-        &self,
-        fault: Faulty<Action>,
-        _rng: &mut dyn rand::RngCore,
-    ) -> Option<Action> {
-        Some(match fault {
-            Faulty::Malformed => Action::Void(Code::NoPush),
-            Faulty::Illegal(action) => self.refused(action),
-            Faulty::Timeout | Faulty::Offline => Action::Void(Code::Timeout),
+    fn on_fault(&self, fault: Fault<Action>, _rng: &mut dyn rand::RngCore) -> FaultAction<Action> {
+        FaultAction::Play(match fault {
+            Fault::Malformed => Action::Void(Code::NoPush),
+            Fault::Illegal(action) => self.refused(action),
+            Fault::Timeout | Fault::Crash => Action::Void(Code::Timeout),
         })
     }
 }
@@ -482,7 +466,7 @@ fn read_turn(init: &Init, block: &[String]) -> Result<Option<Labyrinth>, String>
             game_id: init.game_id,
             level_number: init.level_number,
             names: init.names.clone(),
-            session_end: true,
+            session: SessionMode::Alone,
         }),
         players,
         tiles,

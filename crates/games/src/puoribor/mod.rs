@@ -1258,13 +1258,6 @@ impl Game for Puoribor {
         false
     }
 
-    /// Not reachable (see [`Game::is_stuck`]); a no-op that only passes the turn.
-    fn apply_stuck(&mut self) {
-        self.tick += 1;
-        self.hash ^= KEYS.side;
-        self.end = self.derive_end();
-    }
-
     fn outcome(&self) -> Option<Outcome> {
         let (scores, placement, reason) = match self.end? {
             End::Goal { winner } => (win(winner), places(winner), "goal"),

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::*;
-use crate::{ClientEvent, FaultPolicy, TimeControl, Wire, WireClient, shorten};
+use crate::{ClientEvent, Fault, FaultAction, Protocol, TimeControl, Wire, WireClient, shorten};
 
 /// Longest piece of a bot's answer quoted back in an error text.
 const QUOTE_LIMIT: usize = 60;
@@ -67,13 +67,11 @@ impl fmt::Display for WallLine {
 }
 
 impl Wire for Puoribor {
-    /// 1 s per reply, 2 s more for a bot's first reply (spec §8.4).
-    fn time_control(&self) -> TimeControl {
-        TimeControl::PerReply {
-            limit: Duration::from_secs(1),
-            first_extra: Duration::from_secs(2),
-        }
-    }
+    /// One line per answer; 1 s per reply, 2 s more for a bot's first reply (spec §8.4).
+    const PROTOCOL: Protocol = Protocol::lines(TimeControl::PerReply {
+        limit: Duration::from_secs(1),
+        first_extra: Duration::from_secs(2),
+    });
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         writeln!(out, "{player}\n{SIZE}").expect("writing to a String");
@@ -103,12 +101,9 @@ impl Wire for Puoribor {
         write!(out, "{action}").expect("writing to a String");
     }
 
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::Forfeit
-    }
-
-    fn fault_action(&self, _rng: &mut dyn rand::RngCore) -> Option<Action> {
-        None
+    /// Every fault loses the match.
+    fn on_fault(&self, _fault: Fault<Action>, _rng: &mut dyn rand::RngCore) -> FaultAction<Action> {
+        FaultAction::Forfeit
     }
 }
 

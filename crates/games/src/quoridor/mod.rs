@@ -1193,7 +1193,7 @@ impl Game for Quoridor {
 
 impl Quoridor {
     /// A uniformly random legal pawn move; a uniformly random legal wall if there is none.
-    fn random_fallback(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
+    pub fn random_fallback(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
         use rand::Rng;
         let mut moves = [Cell::new(0, 0); 8];
         let mut count = 0;

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::*;
-use crate::{ClientEvent, FaultPolicy, TimeControl, Wire, WireClient};
+use crate::{ClientEvent, Fault, FaultAction, Protocol, TimeControl, Wire, WireClient};
 
 /// Longest piece of a bot's answer quoted back in an error text.
 const QUOTE_LIMIT: usize = 60;
@@ -30,12 +30,11 @@ impl Quoridor {
 }
 
 impl Wire for Quoridor {
-    fn time_control(&self) -> TimeControl {
-        TimeControl::Bank {
-            initial: std::time::Duration::from_millis(1000),
-            increment: std::time::Duration::from_millis(30),
-        }
-    }
+    /// One line per answer; a late answer is dropped, never taken as the next one.
+    const PROTOCOL: Protocol = Protocol::lines(TimeControl::Bank {
+        initial: std::time::Duration::from_millis(1000),
+        increment: std::time::Duration::from_millis(30),
+    });
 
     fn start_message(&self, _round: usize, player: PlayerId, out: &mut String) {
         let s = self.settings();
@@ -68,11 +67,13 @@ impl Wire for Quoridor {
         }
         .expect("writing to a String");
     }
-    fn fault_policy(&self) -> FaultPolicy {
-        FaultPolicy::PlayForBot
-    }
-    fn fault_action(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
-        self.random_fallback(rng)
+    /// The bot plays on: a random pawn move is played for it, or a random wall when it has no
+    /// pawn move.
+    fn on_fault(&self, _fault: Fault<Action>, rng: &mut dyn rand::RngCore) -> FaultAction<Action> {
+        match self.random_fallback(rng) {
+            Some(action) => FaultAction::Play(action),
+            None => FaultAction::PlayAny,
+        }
     }
 }
 
