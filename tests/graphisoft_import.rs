@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use arbiter_replay::{Replay, read_replay};
 use common::{arbiter, failure, root, run, temp_dir};
 
-/// §9 as alice's client received it: she scores display 0, bob walks down column 3, and her
+/// docs/games/labyrinth.md#example-session as alice's client received it: she scores display 0, bob walks down column 3, and her
 /// next move ends the game on the last display. The engine's tests check that the server sends
 /// exactly this, so the importer is tested on the same bytes.
 const EXAMPLE: &str = include_str!("../crates/games/tests/data/labyrinth_session.txt");

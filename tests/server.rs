@@ -16,10 +16,10 @@ use arbiter_games::{ClientEvent, Game, Wire, WireClient};
 use arbiter_robots::Robots;
 use common::{arbiter, root, run, temp_dir};
 
-/// Board A of §10, the level of the §9 example session.
+/// Board A of docs/games/labyrinth.md#test-vectors, the level of the docs/games/labyrinth.md#example-session example session.
 const SPEC_LEVEL: &str = "crates/games/tests/data/labyrinth_board_a.txt";
 
-/// What the server sends alice in §9 after her login reply, byte for byte: the same file the
+/// What the server sends alice in docs/games/labyrinth.md#example-session after her login reply, byte for byte: the same file the
 /// engine's and the importer's tests read, so the three cannot drift apart.
 const SPEC_SESSION: &str = include_str!("../crates/games/tests/data/labyrinth_session.txt");
 
@@ -1107,7 +1107,7 @@ fn a_puoribor_bot_plays_a_match_over_tcp() {
     bot_plays_a_match_over_tcp("puoribor", "runner");
 }
 
-/// §8.10: a client that disconnects leaves its princess on the board and its turns void; the
+/// docs/games/labyrinth.md#disconnects: a client that disconnects leaves its princess on the board and its turns void; the
 /// others play on, and the game's clients still hear the end.
 #[test]
 fn a_client_that_disconnects_mid_game_leaves_its_princess_and_its_turns_are_void() {
@@ -1161,7 +1161,7 @@ fn a_client_that_disconnects_mid_game_leaves_its_princess_and_its_turns_are_void
     }
 }
 
-/// §8.10: a game with no connected client left ends at once, robots or not.
+/// docs/games/labyrinth.md#disconnects: a game with no connected client left ends at once, robots or not.
 #[test]
 fn a_game_whose_last_client_disconnects_ends_at_once() {
     let dir = temp_dir("abandoned");
@@ -1200,7 +1200,7 @@ fn pushing_client(mut reader: BufReader<TcpStream>) -> String {
     }
 }
 
-/// §7: more than ten waiting clients play ⌈n/10⌉ games at once of near-equal size, seated in
+/// docs/games/labyrinth.md#sessions-on-the-game-server: more than ten waiting clients play ⌈n/10⌉ games at once of near-equal size, seated in
 /// one order (here all tied on test score, so by login) and cut into consecutive tables.
 #[test]
 fn twelve_waiting_clients_play_two_tables_of_six_in_login_order() {

@@ -1,4 +1,4 @@
-//! Every test vector of `specs/domino.md` (§5 and §6), kept in `data/domino_vectors.txt`.
+//! Every test vector of docs/games/domino.md (docs/games/domino.md#example-exchange and docs/games/domino.md#test-vectors), kept in `data/domino_vectors.txt`.
 
 use std::collections::BTreeSet;
 

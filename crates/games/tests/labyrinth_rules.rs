@@ -1,4 +1,4 @@
-//! One test per rule of `specs/labyrinth.md` §1–§3 and §8, named after the rule.
+//! One test per rule of docs/games/labyrinth.md#board-and-tiles–docs/games/labyrinth.md#turns-and-the-end and docs/games/labyrinth.md#where-arbiter-differs-from-the-2017-server, named after the rule.
 
 use arbiter_games::labyrinth::{
     Action, Cell, Code, Goto, Labyrinth, Level, Push, class_of, reach, rot, same_class,
@@ -68,7 +68,7 @@ fn level_error(text: &str) -> String {
     Level::parse(text).expect_err(text)
 }
 
-// §1 Board
+// docs/games/labyrinth.md#board-and-tiles Board
 
 #[test]
 fn neighbours_connect_only_when_both_facing_sides_are_open() {
@@ -188,7 +188,7 @@ fn targets_must_be_permutations() {
     assert!(level_error(&text).contains("permutation"));
 }
 
-// §2 Targets and scoring
+// docs/games/labyrinth.md#targets-and-scoring Targets and scoring
 
 #[test]
 fn current_target_is_the_first_active_display_of_the_list() {
@@ -271,7 +271,7 @@ fn generated_levels_start_every_seat_at_distance_5_from_its_first_target() {
     }
 }
 
-// §3 Turns and end
+// docs/games/labyrinth.md#turns-and-the-end Turns and end
 
 #[test]
 fn tick_counts_rounds() {
@@ -289,7 +289,7 @@ fn tick_counts_rounds() {
 
 #[test]
 fn game_ends_right_after_the_last_display_is_used() {
-    // §9: alice scores display 0, bob plays, alice scores display 1 in round 1: bob never plays
+    // docs/games/labyrinth.md#example-session: alice scores display 0, bob plays, alice scores display 1 in round 1: bob never plays
     // round 1.
     let mut game = board_a();
     play(&mut game, "PUSH 0 1 2 15|GOTO 0 2");
@@ -462,7 +462,7 @@ fn no_goto_means_the_princess_stays() {
     assert_eq!(game.code(0), Code::Ok);
 }
 
-// §8 Decisions
+// docs/games/labyrinth.md#where-arbiter-differs-from-the-2017-server Decisions
 
 #[test]
 fn reply_lines_come_in_any_order_and_the_first_push_and_goto_count() {

@@ -1,4 +1,4 @@
-//! Every test vector of `specs/labyrinth.md` §10, kept in `data/labyrinth_vectors.txt`.
+//! Every test vector of docs/games/labyrinth.md#test-vectors, kept in `data/labyrinth_vectors.txt`.
 
 use std::collections::BTreeSet;
 

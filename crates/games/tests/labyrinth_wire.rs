@@ -1,4 +1,4 @@
-//! The block protocol of `specs/labyrinth.md` §4: the §9 example session byte for byte, the
+//! The block protocol of docs/games/labyrinth.md#protocol: the docs/games/labyrinth.md#example-session example session byte for byte, the
 //! bot side, and the JSON the viewer reads.
 
 use arbiter_games::labyrinth::{
@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use serde_json::json;
 
 const BOARD_A: &str = include_str!("data/labyrinth_board_a.txt");
-/// What the server sends alice in §9 after her login (the login reply is the server's own).
+/// What the server sends alice in docs/games/labyrinth.md#example-session after her login (the login reply is the server's own).
 const SESSION: &str = include_str!("data/labyrinth_session.txt");
 
 fn section9() -> Labyrinth {
@@ -35,7 +35,7 @@ const REPLIES: [&str; 3] = [
     "PUSH 1 0 0 4\nGOTO 1 2",
 ];
 
-/// Every block alice receives in §9, as the referee sends them: the init block, then at the
+/// Every block alice receives in docs/games/labyrinth.md#example-session, as the referee sends them: the init block, then at the
 /// start of every turn the turn block (hers with the private part), then the end.
 fn alice_session() -> String {
     let mut game = section9();

@@ -1,4 +1,4 @@
-//! The test vectors of `specs/puoribor.md` (§9, and the worked example of §4), read from
+//! The test vectors of docs/games/puoribor.md (docs/games/puoribor.md#test-vectors, and the worked example of docs/games/puoribor.md#rotation), read from
 //! `tests/data/puoribor_vectors.txt` by one generic runner.
 
 use std::collections::BTreeSet;

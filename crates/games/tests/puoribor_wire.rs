@@ -1,4 +1,4 @@
-//! The line protocol of `specs/puoribor.md` §7, byte for byte, and the bot-side client.
+//! The line protocol of docs/games/puoribor.md#protocol, byte for byte, and the bot-side client.
 
 use arbiter_games::puoribor::{Action, Puoribor};
 use arbiter_games::{
@@ -14,7 +14,7 @@ fn message(lines: &str) -> String {
     text
 }
 
-/// The example exchange of §7: (player, message sent, answer).
+/// The example exchange of docs/games/puoribor.md#protocol: (player, message sent, answer).
 const EXAMPLE: [(usize, &str, &str); 6] = [
     (0, "0 | 4 0 10 | 4 8 10 | 0", "1 0 0"),
     (1, "1 | 4 0 9 | 4 8 10 | 1 | H 0 0 0", "0 4 7"),

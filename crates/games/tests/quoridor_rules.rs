@@ -1,4 +1,4 @@
-//! One test (at least) per rule of `specs/quoridor.md`; each fails when its rule breaks.
+//! One test (at least) per rule of docs/games/quoridor.md; each fails when its rule breaks.
 
 use std::collections::BTreeSet;
 

@@ -30,7 +30,7 @@ struct Account {
     password: String,
 }
 
-/// Whether `name` is a team name (`[a-z0-9_]{1,32}`, §4).
+/// Whether `name` is a team name (`[a-z0-9_]{1,32}`, docs/games/labyrinth.md#protocol).
 pub fn valid_team(name: &str) -> bool {
     (1..=32).contains(&name.len())
         && name

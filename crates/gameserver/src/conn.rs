@@ -21,7 +21,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{mpsc, watch};
 
-/// Longest line a client may send, line end included (§4 lines are short; 4 KiB is plenty).
+/// Longest line a client may send, line end included (docs/games/labyrinth.md#protocol lines are short; 4 KiB is plenty).
 pub const MAX_LINE: usize = 4096;
 /// Lines a playing client may have waiting for the referee.
 pub const MAX_QUEUED_LINES: usize = 256;

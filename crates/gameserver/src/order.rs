@@ -1,4 +1,4 @@
-//! Who sits where (§7): pure functions, so the ordering of the final can be checked by hand.
+//! Who sits where (docs/games/labyrinth.md#sessions-on-the-game-server): pure functions, so the ordering of the final can be checked by hand.
 
 use std::cmp::Ordering;
 use std::ops::Range;

@@ -25,7 +25,7 @@ use crate::latency::{Latencies, TurnClock};
 use crate::order::{self, Entrant};
 use crate::seat::TcpSeat;
 
-/// Games a live session plays: 3 rounds × levels 1..5 (§7).
+/// Games a live session plays: 3 rounds × levels 1..5 (docs/games/labyrinth.md#sessions-on-the-game-server).
 pub const LIVE_GAMES: u32 = 15;
 /// Lines a login block may have before `.`.
 const MAX_LOGIN_LINES: usize = 16;
@@ -87,7 +87,7 @@ impl ServerConfig {
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub games: u32,
-    /// Team, test total, live total, ranked (§7).
+    /// Team, test total, live total, ranked (docs/games/labyrinth.md#sessions-on-the-game-server).
     pub standings: Vec<(String, f64, f64)>,
 }
 
@@ -228,7 +228,7 @@ fn cap_send_buffer(stream: &TcpStream) {
     }
 }
 
-/// The ranking of §7 from the totals.
+/// The ranking of docs/games/labyrinth.md#sessions-on-the-game-server from the totals.
 pub fn standings(totals: &HashMap<String, Totals>) -> Vec<(String, f64, f64)> {
     let mut rows: Vec<_> = totals
         .iter()

@@ -1,5 +1,5 @@
 //! Start handshakes with acknowledgements, per-reply time limits and stray lines, through real
-//! processes, with Domino: the example exchange of `specs/domino.md` §5 byte for byte, and each
+//! processes, with Domino: the example exchange of docs/games/domino.md#example-exchange byte for byte, and each
 //! way a bot can get the handshake wrong.
 
 mod common;

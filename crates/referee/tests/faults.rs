@@ -1,4 +1,4 @@
-//! Real bot processes, well-behaved and not: each fault gets the treatment `specs/quoridor.md`
+//! Real bot processes, well-behaved and not: each fault gets the treatment docs/games/quoridor.md
 //! gives it, the match always finishes, and no process of any bot is left afterwards.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Labyrinth robots: `random`; `greedy`, the robot rule of `specs/labyrinth.md` §7 that fills
+//! Labyrinth robots: `random`; `greedy`, the robot rule of docs/games/labyrinth.md#sessions-on-the-game-server that fills
 //! empty seats on the server; and `lookahead`, which also plans its next turn.
 //!
 //! Both deterministic robots look only at their own princess and target: a bot is never told the
@@ -24,7 +24,7 @@ impl Robots for Labyrinth {
     }
 }
 
-/// The valid pushes with `extra` in the order of §7: c, p, k ascending, t ascending in the class
+/// The valid pushes with `extra` in the order of docs/games/labyrinth.md#sessions-on-the-game-server: c, p, k ascending, t ascending in the class
 /// of the extra tile.
 pub fn pushes_with(game: &Labyrinth, extra: u8, out: &mut Vec<Push>) {
     out.clear();
@@ -110,7 +110,7 @@ impl Sim {
     }
 }
 
-/// The robot rule of §7: of all valid pushes (in its order), the one after which the princess
+/// The robot rule of docs/games/labyrinth.md#sessions-on-the-game-server: of all valid pushes (in its order), the one after which the princess
 /// can walk closest (Manhattan) to its target, the first on ties; it walks to the cell of that
 /// distance with the smallest y, then x.
 pub struct Greedy;
@@ -124,7 +124,7 @@ pub fn greedy_action(game: &Labyrinth) -> Action {
     let mut best: Option<(u32, Action)> = None;
     for &push in &pushes {
         let (after, _) = sim.pushed(push);
-        // Cells come by y then x, so the first of the smallest distance is the one §7 names.
+        // Cells come by y then x, so the first of the smallest distance is the one docs/games/labyrinth.md#sessions-on-the-game-server names.
         let Some((cell, d)) = after.walks().min_by_key(|&(_, d)| d) else {
             continue;
         };

@@ -1,5 +1,5 @@
-//! Domino on a torus, as `specs/domino.md` says: the game of the Polish course judge ("Sędzia",
-//! WUT ASD) with our decisions of §4.
+//! Domino on a torus, as docs/games/domino.md says: the game of the Polish course judge ("Sędzia",
+//! WUT ASD) with our decisions of docs/games/domino.md#differences-from-the-original-judges.
 //!
 //! Two players take turns placing 2×1 dominoes on an odd n×n board whose edges wrap; some cells
 //! are blocked from the start. The player to move with no legal placement loses. It is the
@@ -139,7 +139,7 @@ pub struct Settings {
     pub size: u8,
     /// Blocked cells, distinct, in row-major order (by `y`, then `x`).
     pub obstacles: Vec<Cell>,
-    /// Print each obstacle as `{y;x}`, as the Java judge did by mistake (spec §3), for bots
+    /// Print each obstacle as `{y;x}`, as the Java judge did by mistake (docs/games/domino.md#differences-from-the-original-judges), for bots
     /// written to undo that mistake. Moves are `{x;y}` either way.
     #[serde(default)]
     pub legacy_obstacle_order: bool,

@@ -1,4 +1,4 @@
-//! The bot protocol of `specs/domino.md` §2 with the decisions of §4, and its bot side.
+//! The bot protocol of docs/games/domino.md#protocol with the decisions of docs/games/domino.md#differences-from-the-original-judges, and its bot side.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -11,7 +11,7 @@ use crate::{
 
 /// The acknowledgement of each start message.
 pub const ACK: &str = "ok";
-/// Every reply must come within this (spec §4.5).
+/// Every reply must come within this (docs/games/domino.md#time).
 pub const REPLY_LIMIT: Duration = Duration::from_millis(500);
 /// Extra time for a bot's first reply (its first `ok`), for its start-up.
 pub const STARTUP_ALLOWANCE: Duration = Duration::from_millis(2000);
@@ -35,7 +35,7 @@ impl Domino {
 impl Wire for Domino {
     /// Two start messages (the size, then the obstacle list), each acknowledged with `ok`; the
     /// judge reads one line per request, so a second line sent with an answer is the next
-    /// answer (spec §4.8).
+    /// answer (docs/games/domino.md#faults).
     const PROTOCOL: Protocol = Protocol {
         extra_lines: ExtraLines::NextReply,
         start: StartRounds {
@@ -68,7 +68,7 @@ impl Wire for Domino {
         out.push('\n');
     }
 
-    /// Nothing: the judge just closes the bots' input (spec §2.5).
+    /// Nothing: the judge just closes the bots' input (docs/games/domino.md#the-end-of-a-match).
     fn end_message(&self, _player: PlayerId, _out: &mut String) {}
 
     fn parse_action(&self, line: &str) -> Result<Placement, String> {
@@ -79,7 +79,7 @@ impl Wire for Domino {
         write!(out, "{p}").expect("writing to a String");
     }
 
-    /// Every fault loses the match (spec §4.7).
+    /// Every fault loses the match (docs/games/domino.md#differences-from-the-original-judges).
     fn on_fault(
         &self,
         _fault: Fault<Placement>,
@@ -89,7 +89,7 @@ impl Wire for Domino {
     }
 }
 
-/// Parses a move line. After trimming it must be `{x1;y1},{x2;y2}` exactly (spec §4.4): digits
+/// Parses a move line. After trimming it must be `{x1;y1},{x2;y2}` exactly (docs/games/domino.md#move-lines): digits
 /// only, no signs or spaces, a comma between the cells. Numbers too big for a board are kept
 /// (capped), so that they are illegal rather than malformed.
 pub fn parse_move(line: &str) -> Result<Placement, String> {

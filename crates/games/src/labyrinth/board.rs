@@ -1,4 +1,4 @@
-//! Tiles, pushes and walking: the board mechanics of `specs/labyrinth.md` §1 and §3, as free
+//! Tiles, pushes and walking: the board mechanics of docs/games/labyrinth.md#board-and-tiles and docs/games/labyrinth.md#turns-and-the-end, as free
 //! functions over a plain tile array so that a server, an importer or a robot can use them on a
 //! board of their own.
 
@@ -15,12 +15,12 @@ pub const WEST: u8 = 2;
 pub const SOUTH: u8 = 4;
 pub const EAST: u8 = 8;
 
-/// A tile turned a quarter: north → west → south → east → north, as §1 defines it.
+/// A tile turned a quarter: north → west → south → east → north, as docs/games/labyrinth.md#board-and-tiles defines it.
 pub const fn rot(t: u8) -> u8 {
     ((t << 1) | (t >> 3)) & 15
 }
 
-/// Whether `a` and `b` are the same tile up to rotation (§1 `class`): a push may insert any
+/// Whether `a` and `b` are the same tile up to rotation (docs/games/labyrinth.md#board-and-tiles `class`): a push may insert any
 /// rotation of the extra tile.
 pub const fn same_class(a: u8, b: u8) -> bool {
     let a = a & 15;
@@ -70,7 +70,7 @@ impl fmt::Display for Push {
     }
 }
 
-/// Pushes a line of `tiles` (`width` × `height`, index `y * width + x`) as §3.1 says and returns
+/// Pushes a line of `tiles` (`width` × `height`, index `y * width + x`) as docs/games/labyrinth.md#push says and returns
 /// the tile that fell out. The push must have `c`, `p`, `k` in range (see
 /// [`super::Level::push_code`]); nothing else is checked.
 pub fn push_tiles(tiles: &mut [u8], width: usize, height: usize, push: Push) -> u8 {
@@ -170,7 +170,7 @@ impl fmt::Debug for Reach {
 }
 
 /// The cells reachable from cell `from` (index `y * width + x`) by walking through open sides
-/// that face each other, without wrapping around the border (§1). `from` is always in it.
+/// that face each other, without wrapping around the border (docs/games/labyrinth.md#board-and-tiles). `from` is always in it.
 pub fn reach(tiles: &[u8], width: usize, height: usize, from: usize) -> Reach {
     let mut seen = Reach::default();
     let mut stack = [0u16; MAX_CELLS];

@@ -1,4 +1,4 @@
-//! Levels: the generator of `specs/labyrinth.md` §6 and hand-made levels read from text.
+//! Levels: the generator of docs/games/labyrinth.md#generated-levels and hand-made levels read from text.
 
 use std::fmt::Write as _;
 
@@ -10,11 +10,11 @@ pub const MAX_SEATS: usize = 10;
 /// Board sides of generated levels.
 pub const GENERATED_MIN: usize = 14;
 pub const GENERATED_MAX: usize = 20;
-/// Board sides hand-made levels may have (§8.9).
+/// Board sides hand-made levels may have (docs/games/labyrinth.md#level-files).
 pub const MIN_SIDE: usize = 2;
 pub const MAX_SIDE: usize = 20;
 
-/// The random number generator of §6.
+/// The random number generator of docs/games/labyrinth.md#generated-levels.
 #[derive(Clone, Debug)]
 pub struct SplitMix64 {
     state: u64,
@@ -33,7 +33,7 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    /// `next() mod n`, as §6 draws (the small bias is part of the spec).
+    /// `next() mod n`, as docs/games/labyrinth.md#generated-levels draws (the small bias is part of the spec).
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
@@ -67,7 +67,7 @@ pub struct Level {
 }
 
 impl Level {
-    /// The level §6 draws from `seed` (level X of the contest uses seed X).
+    /// The level docs/games/labyrinth.md#generated-levels draws from `seed` (level X of the contest uses seed X).
     pub fn generate(seed: u64) -> Level {
         let mut rng = SplitMix64::new(seed);
         let width = GENERATED_MIN + rng.below(7);
@@ -159,7 +159,7 @@ impl Level {
         level
     }
 
-    /// A level from its parts, checked against §1 with the allowances of §8.9 for hand-made
+    /// A level from its parts, checked against docs/games/labyrinth.md#board-and-tiles with the allowances of docs/games/labyrinth.md#level-files for hand-made
     /// levels (2 ≤ N, M ≤ 20, starts anywhere).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -219,7 +219,7 @@ impl Level {
         }
     }
 
-    /// Checks the rules of §1 that do not depend on the number of players.
+    /// Checks the rules of docs/games/labyrinth.md#board-and-tiles that do not depend on the number of players.
     pub fn validate(&self) -> Result<(), String> {
         let (n, m) = (self.width, self.height);
         if !(MIN_SIDE..=MAX_SIDE).contains(&n) || !(MIN_SIDE..=MAX_SIDE).contains(&m) {
@@ -352,7 +352,7 @@ impl Level {
     }
 
     /// Whether `push` is valid with `extra` as the pusher's extra tile, and if not, the code of
-    /// §8.5 in its order: BAD_PUSH, BAD_TILE, BLOCKED_LINE.
+    /// docs/games/labyrinth.md#faults-and-message-codes in its order: BAD_PUSH, BAD_TILE, BLOCKED_LINE.
     pub fn push_code(&self, push: Push, extra: u8) -> Result<(), Code> {
         let k = push.k as usize;
         let lines = if push.c == 0 { self.height } else { self.width };

@@ -1,4 +1,4 @@
-//! Labyrinth, the game of the GRAPHISOFT ITech Challenge 2017 final, as `specs/labyrinth.md`
+//! Labyrinth, the game of the GRAPHISOFT ITech Challenge 2017 final, as docs/games/labyrinth.md
 //! says: 1 to 10 princesses on a board of sliding tiles race to their own list of displays.
 //!
 //! A turn is a push of a row or column with the player's extra tile, then an optional walk
@@ -7,7 +7,7 @@
 //! changes) behind an `Arc`, so a clone is one small copy. Reachability is a flood fill into a
 //! fixed-size bit set, and a push moves tiles in place: playing a turn does not allocate.
 //!
-//! A faulty answer has a prescribed effect (§3, §8.5): an invalid push voids the turn, a refused
+//! A faulty answer has a prescribed effect (docs/games/labyrinth.md#turns-and-the-end, docs/games/labyrinth.md#faults-and-message-codes): an invalid push voids the turn, a refused
 //! GOTO keeps the push. An [`Action`] can therefore be a void turn or a push whose GOTO was
 //! refused, with the MESSAGE code the player reads next turn; see [`Action`].
 
@@ -53,7 +53,7 @@ impl fmt::Display for Cell {
     }
 }
 
-/// The MESSAGE code of a turn (§8.5): what a player is told about its previous turn. Replays
+/// The MESSAGE code of a turn (docs/games/labyrinth.md#faults-and-message-codes): what a player is told about its previous turn. Replays
 /// write it as on the wire ([`Code::as_str`]).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
@@ -303,7 +303,7 @@ impl Labyrinth {
 
     /// The match `setup` describes: seat s starts where the level's seat s does. Refuses 0 or
     /// more than 10 players, a level with too few seats or displays for them, or too few rounds
-    /// (§1: c ≤ L, L/c ≤ T).
+    /// (docs/games/labyrinth.md#board-and-tiles: c ≤ L, L/c ≤ T).
     pub fn from_setup(setup: Setup) -> Result<Labyrinth, SetupError> {
         match check_setup(&setup) {
             Ok(()) => Ok(Labyrinth::build(setup)),
@@ -506,7 +506,7 @@ impl Labyrinth {
         self.level.push_code(push, self.extras[self.seat_on_turn()])
     }
 
-    /// Every valid push for the seat on turn, in the order of the robot rule (§7): c, p, k
+    /// Every valid push for the seat on turn, in the order of the robot rule (docs/games/labyrinth.md#sessions-on-the-game-server): c, p, k
     /// ascending, then t ascending in the class of the extra tile.
     pub fn valid_pushes(&self, out: &mut Vec<Push>) {
         out.clear();
@@ -799,7 +799,7 @@ impl Game for Labyrinth {
         false
     }
 
-    /// §8.10: a match with no connected player left ends at once.
+    /// docs/games/labyrinth.md#disconnects: a match with no connected player left ends at once.
     fn abandon(&mut self) {
         if self.end.is_none() {
             self.end = Some(End::Abandoned);

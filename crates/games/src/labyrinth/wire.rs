@@ -1,4 +1,4 @@
-//! The block protocol of `specs/labyrinth.md` §4 with the decisions of §8, and its bot side.
+//! The block protocol of docs/games/labyrinth.md#protocol with the decisions of docs/games/labyrinth.md#where-arbiter-differs-from-the-2017-server, and its bot side.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use crate::{
     Watchers, Wire, WireClient, shorten,
 };
 
-/// Every reply must come within this (§4).
+/// Every reply must come within this (docs/games/labyrinth.md#protocol).
 pub const REPLY_LIMIT: Duration = Duration::from_secs(2);
 
 /// Longest piece of a reply quoted back in an error text.
@@ -18,7 +18,7 @@ const QUOTE_LIMIT: usize = 60;
 
 /// Reads a reply block: its lines joined by `\n`, the closing `.` left out. Lines may come in
 /// any order, end in `\r` and have runs of blanks; the first `PUSH` line and the first `GOTO`
-/// line count, other lines are ignored (§8.3). The error (NO_PUSH) is for a reply without a
+/// line count, other lines are ignored (docs/games/labyrinth.md#reply). The error (NO_PUSH) is for a reply without a
 /// well-formed first PUSH; a malformed GOTO is kept as [`Goto::Malformed`], for the rules to
 /// refuse with BAD_GOTO while the push stands.
 pub fn parse_action(text: &str) -> Result<Action, String> {
@@ -77,7 +77,7 @@ fn number(word: &str) -> Option<u8> {
 }
 
 impl Labyrinth {
-    /// The game init block of §4 for seat `player`, `.` line included.
+    /// The game init block of docs/games/labyrinth.md#protocol for seat `player`, `.` line included.
     pub fn write_init(&self, player: PlayerId, out: &mut String) {
         let level = &self.level;
         let settings = &self.settings;
@@ -102,7 +102,7 @@ impl Labyrinth {
         out.push_str("\n.\n");
     }
 
-    /// The turn block of §4: the state before the turn of the seat on turn; with the private
+    /// The turn block of docs/games/labyrinth.md#protocol: the state before the turn of the seat on turn; with the private
     /// part (MESSAGE, TARGET, EXTRAFIELD, GAMESCORE) of `private`, if given. `.` line included.
     pub fn write_turn(&self, private: Option<PlayerId>, out: &mut String) {
         writeln!(out, "TICK {}", self.round()).unwrap();
@@ -130,7 +130,7 @@ impl Labyrinth {
         out.push_str(".\n");
     }
 
-    /// The after-game block and the finish block of a one-game session (§4), for seat `player`.
+    /// The after-game block and the finish block of a one-game session (docs/games/labyrinth.md#protocol), for seat `player`.
     pub fn write_session_end(&self, player: PlayerId, out: &mut String) {
         let score = self.scores[player];
         writeln!(out, "SCORE {score} {score} 0").unwrap();
@@ -142,9 +142,9 @@ impl Labyrinth {
 }
 
 impl Wire for Labyrinth {
-    /// Blocks ended by `.` (§4); everyone is told the state before each turn; nothing sent
-    /// before a turn block answers it (§8.2); a match with no connected player left ends
-    /// (§8.10).
+    /// Blocks ended by `.` (docs/games/labyrinth.md#protocol); everyone is told the state before each turn; nothing sent
+    /// before a turn block answers it (docs/games/labyrinth.md#reply); a match with no connected player left ends
+    /// (docs/games/labyrinth.md#disconnects).
     const PROTOCOL: Protocol = Protocol {
         framing: Framing::Block { terminator: "." },
         watchers: Watchers::ToldEveryTurn,
@@ -194,7 +194,7 @@ impl Wire for Labyrinth {
         }
     }
 
-    /// §3 and §8.5: a malformed reply is NO_PUSH, a refused reply keeps a valid push (BAD_GOTO)
+    /// docs/games/labyrinth.md#turns-and-the-end and docs/games/labyrinth.md#faults-and-message-codes: a malformed reply is NO_PUSH, a refused reply keeps a valid push (BAD_GOTO)
     /// and otherwise voids the turn with the push's code, a late reply or a seat that is gone
     /// voids the turn with TIMEOUT.
     fn on_fault(&self, fault: Fault<Action>, _rng: &mut dyn rand::RngCore) -> FaultAction<Action> {
@@ -206,7 +206,7 @@ impl Wire for Labyrinth {
     }
 }
 
-/// The game init block of §4 as a client reads it: a bot from the server, the importer from a
+/// The game init block of docs/games/labyrinth.md#protocol as a client reads it: a bot from the server, the importer from a
 /// client's log.
 #[derive(Clone, Debug, Default)]
 pub struct Init {

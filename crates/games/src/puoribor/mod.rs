@@ -1,4 +1,4 @@
-//! Puoribor, as `specs/puoribor.md` says: the rules of version 3 of the `fights` Python
+//! Puoribor, as docs/games/puoribor.md says: the rules of version 3 of the `fights` Python
 //! environment (`("puoribor", 3)`), its line protocol, and its board layout.
 //!
 //! Puoribor is Quoridor on a 9×9 board with one more action: rotating a 4×4 sub-board by 90°
@@ -67,7 +67,7 @@ use bits::{
 pub const SIZE: u8 = 9;
 /// Walls each player holds at the start.
 pub const START_WALLS: u8 = 10;
-/// Actions after which a match without a winner is a draw (spec §8.5).
+/// Actions after which a match without a winner is a draw (docs/games/puoribor.md#the-end).
 pub const DEFAULT_MAX_TICKS: u32 = 200;
 
 /// An upstream action `[type, x, y]`.
@@ -936,7 +936,7 @@ impl Puoribor {
         hash
     }
 
-    /// Destinations of the pawn moves of the player on turn (spec §3).
+    /// Destinations of the pawn moves of the player on turn (docs/games/puoribor.md#pawn-moves).
     #[inline]
     fn move_set(&self) -> Set {
         let me = self.current();

@@ -1,4 +1,4 @@
-//! The rotation of a 4×4 sub-board (spec §4) on bit sets.
+//! The rotation of a 4×4 sub-board (docs/games/puoribor.md#rotation) on bit sets.
 //!
 //! With local coordinates `a = x − x0`, `b = y − y0`, segments move by `h(a,b) → v(2−b, a)` and
 //! `v(a,b) → h(3−b, a)`, midpoints by `HM(a,b) → VM(2−b, a)` and `VM(a,b) → HM(2−b, a)`. In the

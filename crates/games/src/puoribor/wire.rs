@@ -1,4 +1,4 @@
-//! The bot protocol of `specs/puoribor.md` §7, byte for byte, and its bot side.
+//! The bot protocol of docs/games/puoribor.md#protocol, byte for byte, and its bot side.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -67,7 +67,7 @@ impl fmt::Display for WallLine {
 }
 
 impl Wire for Puoribor {
-    /// One line per answer; 1 s per reply, 2 s more for a bot's first reply (spec §8.4).
+    /// One line per answer; 1 s per reply, 2 s more for a bot's first reply (docs/games/puoribor.md#time).
     const PROTOCOL: Protocol = Protocol::lines(TimeControl::PerReply {
         limit: Duration::from_secs(1),
         first_extra: Duration::from_secs(2),

@@ -1,4 +1,4 @@
-//! Quoridor for 2 or 4 players on any odd board from 5×5 to 25×25, as `specs/quoridor.md` says.
+//! Quoridor for 2 or 4 players on any odd board from 5×5 to 25×25, as docs/games/quoridor.md says.
 //!
 //! The position keeps walls as two bit sets of anchors (horizontal, vertical) and everything
 //! else in small fixed arrays, so a clone is one `memcpy` plus a reference count, and playing an

@@ -1,4 +1,4 @@
-//! The bot protocol of `specs/quoridor.md`, byte for byte.
+//! The bot protocol of docs/games/quoridor.md, byte for byte.
 
 use std::fmt::Write as _;
 
