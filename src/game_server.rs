@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use arbiter_catalog::{Catalog, CatalogGame, Hosting, Setup, TimeLimits, Visit};
+use arbiter_catalog::{Catalog, CatalogGame, Hosting, TableSetup, TimeLimits, Visit};
 use arbiter_gameserver::{Accounts, ServerConfig};
 use clap::{Args, FromArgMatches, Subcommand};
 
@@ -212,7 +212,7 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
     }
     let (min, max) = seat_range::<G>(args, &settings)?;
     // Fail at once on settings that make no game, not at the first game.
-    G::build(&settings, &Setup::numbered(min))?;
+    G::build(&settings, &TableSetup::numbered(min))?;
     let robot = robot::<G>(args.robot.as_deref())?;
     let limit = arbiter_gameserver::raise_fd_limit();
     let address = args.address();

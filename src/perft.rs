@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use arbiter_catalog::{Catalog, CatalogGame, Setup, Visit};
+use arbiter_catalog::{Catalog, CatalogGame, TableSetup, Visit};
 use arbiter_games::perft::perft;
 use clap::{Args, FromArgMatches};
 
@@ -30,7 +30,7 @@ impl Visit for Perft<'_> {
 
     fn visit<G: CatalogGame>(self) -> Result<u64> {
         let settings = G::Settings::from_arg_matches(&self.0.matches)?;
-        let start = G::build(&settings, &Setup::numbered(G::seats(&settings, 0)))?;
+        let start = G::build(&settings, &TableSetup::numbered(G::seats(&settings, 0)))?;
         Ok(perft(&start, self.0.args.depth))
     }
 }

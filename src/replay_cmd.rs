@@ -1,6 +1,6 @@
 //! `arbiter replay`: converts replays to and from the formats of other tools.
 //!
-//! Each format is a value of [`Format`] and a module of `arbiter-formats`; this command reads
+//! Each format is a value of [`LogFormat`] and a module of `arbiter-formats`; this command reads
 //! and writes the files and leaves the formats to the library.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub enum ReplayCommand {
 
 /// The formats `arbiter replay` converts to and from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum LogFormat {
     /// The msgpack history of the `fights` Python environment (Puoribor): a list of
     /// `{state, action, agent_id, timestamp}`.
     FightsMsgpack,
@@ -41,7 +41,7 @@ pub enum Format {
 #[derive(Args)]
 pub struct ExportArgs {
     #[arg(long, value_enum)]
-    format: Format,
+    format: LogFormat,
     /// The replay to export (plain or gzip-compressed).
     replay: PathBuf,
     /// Where to write the log.
@@ -57,7 +57,7 @@ pub struct ExportArgs {
 #[derive(Args)]
 pub struct ImportArgs {
     #[arg(long, value_enum)]
-    format: Format,
+    format: LogFormat,
     /// The log to import.
     log: PathBuf,
     /// Where to write the replay (gzip-compressed if the name ends in .gz).
@@ -76,18 +76,18 @@ fn export(args: &ExportArgs) -> Result<()> {
     let path = &args.replay;
     let replay = read_replay(path).with_context(|| format!("reading {}", path.display()))?;
     let bytes = match args.format {
-        Format::FightsMsgpack => {
+        LogFormat::FightsMsgpack => {
             let start = match args.start {
                 Some(seconds) => MatchStart::UnixSeconds(seconds),
                 None => MatchStart::EndedAt(modified(path)?),
             };
             fights_msgpack::export(&replay, start).with_context(|| path.display().to_string())?
         }
-        Format::JudgeLog => judge_log::export(&replay)
+        LogFormat::JudgeLog => judge_log::export(&replay)
             .with_context(|| path.display().to_string())?
             .to_string()
             .into_bytes(),
-        Format::GraphisoftLog => bail!(
+        LogFormat::GraphisoftLog => bail!(
             "graphisoft-log is import only: a client's log holds the blocks one seat \
              received, which a replay of all seats does not single out"
         ),
@@ -101,7 +101,7 @@ fn import(args: &ImportArgs) -> Result<()> {
     let read = || std::fs::read(path).with_context(|| format!("reading {}", path.display()));
     let in_log = || path.display().to_string();
     match args.format {
-        Format::FightsMsgpack => {
+        LogFormat::FightsMsgpack => {
             let imported = fights_msgpack::import(&read()?).with_context(in_log)?;
             write_replay(&args.output, imported.replay.records())?;
             if let Some(ended) = imported.ended {
@@ -109,11 +109,11 @@ fn import(args: &ImportArgs) -> Result<()> {
             }
             Ok(())
         }
-        Format::JudgeLog => bail!(
+        LogFormat::JudgeLog => bail!(
             "the judge's .log cannot be read back into a replay: it does not say how the match \
              ended, nor the coordinate order the bots were sent; only `replay export` writes it"
         ),
-        Format::GraphisoftLog => {
+        LogFormat::GraphisoftLog => {
             let text = String::from_utf8(read()?)
                 .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
             let source = path.file_name().map(|n| n.to_string_lossy().into_owned());

@@ -10,7 +10,7 @@ use arbiter_catalog::{Catalog, CatalogGame, TimeLimits, Visit};
 use arbiter_store::blocking::Store;
 use arbiter_store::{MatchRow, MatchState, Tournament};
 use arbiter_tournament::players::{self, Contestant};
-use arbiter_tournament::pool::{self, Arena, Event};
+use arbiter_tournament::pool::{self, Arena, PoolEvent};
 use arbiter_tournament::setup::{self, NewTournament, Note};
 use arbiter_tournament::{Format, standings};
 use clap::{Args, FromArgMatches, Subcommand, ValueEnum};
@@ -259,7 +259,7 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
     let mut first_done = None;
     let mut last = (0, 0);
     let summary = pool::run(store, t, arena, &options, &mut |event| match event {
-        Event::Progress { done, total } => {
+        PoolEvent::Progress { done, total } => {
             first_done.get_or_insert(done);
             last = (done, total);
             if let Some(bar) = &bar {
@@ -267,8 +267,8 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
                 bar.set_position(done as u64);
             }
         }
-        Event::Played(_) => {}
-        Event::Trouble { id, error, failed } => {
+        PoolEvent::Played(_) => {}
+        PoolEvent::Trouble { id, error, failed } => {
             let line = if failed {
                 format!("match {id} failed for good: {error}")
             } else {
@@ -279,7 +279,7 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
                 None => eprintln!("{line}"),
             }
         }
-        Event::Paired { round } => {
+        PoolEvent::Paired { round } => {
             if let Some(bar) = &bar {
                 bar.set_message(format!("round {round}"));
             }

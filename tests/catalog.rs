@@ -6,7 +6,7 @@ mod common;
 
 use std::process::ExitCode;
 
-use arbiter_catalog::{CatalogGame, Games, SettingsError, Setup, With};
+use arbiter_catalog::{CatalogGame, Games, InvalidSettings, TableSetup, With};
 use arbiter_games::{
     ClientEvent, Fault, FaultAction, Game, Illegal, Outcome, PlayerId, Protocol, Recorded, Robot,
     TimeControl, Wire, WireClient,
@@ -171,9 +171,9 @@ impl CatalogGame for Nim {
         2
     }
 
-    fn build(settings: &NimSettings, _setup: &Setup) -> Result<Nim, SettingsError> {
+    fn build(settings: &NimSettings, _setup: &TableSetup) -> Result<Nim, InvalidSettings> {
         match settings.pile.unwrap_or(10) {
-            0 => Err(SettingsError("--pile must be at least 1".into())),
+            0 => Err(InvalidSettings("--pile must be at least 1".into())),
             pile => Ok(Nim { pile, turns: 0 }),
         }
     }

@@ -5,12 +5,12 @@ use arbiter_games::domino::{Domino, Settings as Rules, StartToken, parse_obstacl
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::{CatalogGame, SettingsError, Setup};
+use crate::{CatalogGame, InvalidSettings, TableSetup};
 
 /// Domino's settings flags (none given: a board drawn from the match seed).
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Settings {
+pub struct DominoSettings {
     /// Board size: odd (default: drawn from --board-seed).
     #[arg(long)]
     pub board: Option<u8>,
@@ -30,53 +30,55 @@ pub struct Settings {
     pub start_token: Option<String>,
 }
 
-impl Settings {
+impl DominoSettings {
     /// The engine's settings these flags give (seed 0 when no board seed is given).
-    pub fn rules(&self) -> Result<Rules, SettingsError> {
+    pub fn rules(&self) -> Result<Rules, InvalidSettings> {
         let seed = self.board_seed.unwrap_or(0);
         let mut rules = match (self.board, &self.obstacles) {
             (Some(size), Some(list)) => {
                 let list = if list.trim() == "-" { "" } else { list };
-                let cells = parse_obstacles(list).map_err(SettingsError)?;
-                Rules::custom(size, &cells).map_err(SettingsError::from_display)?
+                let cells = parse_obstacles(list).map_err(InvalidSettings)?;
+                Rules::custom(size, &cells).map_err(InvalidSettings::from_display)?
             }
-            (Some(size), None) => Rules::seeded(size, seed).map_err(SettingsError::from_display)?,
+            (Some(size), None) => {
+                Rules::seeded(size, seed).map_err(InvalidSettings::from_display)?
+            }
             (None, _) => Rules::generated(seed),
         };
         rules.legacy_obstacle_order = self.legacy_obstacle_order;
         if let Some(token) = &self.start_token {
             rules.start_token = StartToken::parse(token)
-                .ok_or_else(|| SettingsError("--start-token must be START or start".into()))?;
+                .ok_or_else(|| InvalidSettings("--start-token must be START or start".into()))?;
         }
         Ok(rules)
     }
 }
 
 impl CatalogGame for Domino {
-    type Settings = Settings;
+    type Settings = DominoSettings;
     const ABOUT: &'static str = "Domino: place dominoes on a torus until your opponent cannot";
     const RENDERER: &'static str = "domino";
 
-    fn seats(_: &Settings, _offered: usize) -> usize {
+    fn seats(_: &DominoSettings, _offered: usize) -> usize {
         2
     }
 
-    fn build(settings: &Settings, _setup: &Setup) -> Result<Self, SettingsError> {
-        Domino::new(settings.rules()?).map_err(SettingsError::from_display)
+    fn build(settings: &DominoSettings, _setup: &TableSetup) -> Result<Self, InvalidSettings> {
+        Domino::new(settings.rules()?).map_err(InvalidSettings::from_display)
     }
 
-    fn bench_start(settings: &Settings) -> Result<Self, SettingsError> {
+    fn bench_start(settings: &DominoSettings) -> Result<Self, InvalidSettings> {
         let mut settings = settings.clone();
         // The size of the original judge's example; --board 51 measures the largest board.
         settings.board.get_or_insert(15);
-        Self::build(&settings, &Setup::default())
+        Self::build(&settings, &TableSetup::default())
     }
 
-    fn board_seed(settings: &mut Settings) -> Option<&mut Option<u64>> {
+    fn board_seed(settings: &mut DominoSettings) -> Option<&mut Option<u64>> {
         Some(&mut settings.board_seed)
     }
 
-    fn draws_board(settings: &Settings) -> bool {
+    fn draws_board(settings: &DominoSettings) -> bool {
         settings.obstacles.is_none()
     }
 }

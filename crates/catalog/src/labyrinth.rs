@@ -7,13 +7,13 @@ use arbiter_games::labyrinth::{Labyrinth, Level, MAX_SEATS};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::{CatalogGame, Hosting, SettingsError, Setup};
+use crate::{CatalogGame, Hosting, InvalidSettings, TableSetup};
 
 /// Labyrinth's settings flags. A level is fixed, as in the contest: the match seed does not
 /// choose it.
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Settings {
+pub struct LabyrinthSettings {
     /// Number of players, 1 to 10 (default: one per --bot, else 2).
     #[arg(long)]
     pub players: Option<u8>,
@@ -29,15 +29,15 @@ pub struct Settings {
     pub level_file: Option<PathBuf>,
 }
 
-impl Settings {
+impl LabyrinthSettings {
     /// The level these flags give, and its number on the wire; a session's level number,
     /// when given, stands for --level.
-    fn level(&self, session_level: Option<u64>) -> Result<(Level, u64), SettingsError> {
+    fn level(&self, session_level: Option<u64>) -> Result<(Level, u64), InvalidSettings> {
         let number = session_level.or(self.level).unwrap_or(1);
         let level = match (&self.level_file, self.level_seed) {
             (Some(path), _) => {
                 let fail = |e: &dyn std::fmt::Display| {
-                    SettingsError(format!("--level-file {}: {e}", path.display()))
+                    InvalidSettings(format!("--level-file {}: {e}", path.display()))
                 };
                 let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
                 Level::parse(&text).map_err(|e| fail(&e))?
@@ -50,13 +50,13 @@ impl Settings {
 }
 
 impl CatalogGame for Labyrinth {
-    type Settings = Settings;
+    type Settings = LabyrinthSettings;
     const ABOUT: &'static str =
         "Labyrinth: push tiles, walk the maze, reach the displays first (1 to 10 players)";
     const RENDERER: &'static str = "labyrinth";
     const HOSTING: Hosting = Hosting::Session;
 
-    fn seats(settings: &Settings, offered: usize) -> usize {
+    fn seats(settings: &LabyrinthSettings, offered: usize) -> usize {
         match settings.players {
             Some(players) => usize::from(players),
             None if (1..=MAX_SEATS).contains(&offered) => offered,
@@ -64,7 +64,7 @@ impl CatalogGame for Labyrinth {
         }
     }
 
-    fn build(settings: &Settings, setup: &Setup) -> Result<Self, SettingsError> {
+    fn build(settings: &LabyrinthSettings, setup: &TableSetup) -> Result<Self, InvalidSettings> {
         let session = setup.session;
         let (level, number) = settings.level(session.map(|s| u64::from(s.level)))?;
         let players = match setup.names.len() {
@@ -81,13 +81,13 @@ impl CatalogGame for Labyrinth {
             // The server writes the after-game block of a session's games itself.
             start.session = arbiter_games::SessionMode::Served;
         }
-        Labyrinth::from_setup(start).map_err(|e| SettingsError::from_display(e.reason))
+        Labyrinth::from_setup(start).map_err(|e| InvalidSettings::from_display(e.reason))
     }
 
-    fn bench_start(settings: &Settings) -> Result<Self, SettingsError> {
+    fn bench_start(settings: &LabyrinthSettings) -> Result<Self, InvalidSettings> {
         let mut settings = settings.clone();
         // A server game has at least four seats, robots filling the empty ones.
         settings.players.get_or_insert(4);
-        Self::build(&settings, &Setup::default())
+        Self::build(&settings, &TableSetup::default())
     }
 }

@@ -8,7 +8,7 @@
 //! A game is a type: its engine ([`arbiter_games::Wire`]), its robots
 //! ([`arbiter_robots::Robots`]) and a [`CatalogGame`] impl that names its typed settings
 //! (a `clap::Args` + serde struct), its protocol family and its viewer renderer, and builds a
-//! start position complete from those settings and a [`Setup`] (who sits at the table).
+//! start position complete from those settings and a [`TableSetup`] (who sits at the table).
 //!
 //! The list of games is a type too: [`Games`], a chain of [`With`] links ending in [`Nil`].
 //! A front end that must do something for "the game named `name`" writes a [`Visit`] — one
@@ -87,12 +87,12 @@ pub trait CatalogGame: WireClient + Robots {
     fn seats(settings: &Self::Settings, offered: usize) -> usize;
 
     /// The start position of a match: built complete from the settings and the table.
-    fn build(settings: &Self::Settings, setup: &Setup) -> Result<Self, SettingsError>;
+    fn build(settings: &Self::Settings, setup: &TableSetup) -> Result<Self, InvalidSettings>;
 
     /// The start position of `arbiter bench`: by default the match's with numbered seats; a game
     /// may pick the setting of its published reference figures instead.
-    fn bench_start(settings: &Self::Settings) -> Result<Self, SettingsError> {
-        Self::build(settings, &Setup::numbered(Self::seats(settings, 0)))
+    fn bench_start(settings: &Self::Settings) -> Result<Self, InvalidSettings> {
+        Self::build(settings, &TableSetup::numbered(Self::seats(settings, 0)))
     }
 
     /// The seed the game draws its board from, if it draws one (Domino): `arbiter play` fills
@@ -120,17 +120,17 @@ pub enum Hosting {
 
 /// Who sits at the table of a match, and which game of a server session it is.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Setup {
+pub struct TableSetup {
     /// The seats' names, in seat order: their number is the number of players.
     pub names: Vec<String>,
     /// The game of a session on the game server, if the match is one.
     pub session: Option<SessionGame>,
 }
 
-impl Setup {
+impl TableSetup {
     /// A table of `players` seats named `player_0`, `player_1`, ... (bench, perft).
-    pub fn numbered(players: usize) -> Setup {
-        Setup {
+    pub fn numbered(players: usize) -> TableSetup {
+        TableSetup {
             names: (0..players).map(|p| format!("player_{p}")).collect(),
             session: None,
         }
@@ -150,12 +150,12 @@ pub struct SessionGame {
 /// Settings that do not make a game (a board size out of range, an unreadable level file).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct SettingsError(pub String);
+pub struct InvalidSettings(pub String);
 
-impl SettingsError {
+impl InvalidSettings {
     /// The error of anything that prints as a message.
-    pub fn from_display(error: impl std::fmt::Display) -> SettingsError {
-        SettingsError(error.to_string())
+    pub fn from_display(error: impl std::fmt::Display) -> InvalidSettings {
+        InvalidSettings(error.to_string())
     }
 }
 

@@ -9,7 +9,7 @@ use arbiter_referee::{
 };
 use arbiter_replay::{ReplayError, ReplayWriter};
 
-use crate::{CatalogGame, SessionGame, SettingsError, Setup, robot_list};
+use crate::{CatalogGame, InvalidSettings, SessionGame, TableSetup, robot_list};
 
 /// One seat of a match, before it is opened.
 pub enum SeatPlan<G> {
@@ -118,7 +118,7 @@ pub enum PlayError {
     },
     /// The settings do not make a game.
     #[error(transparent)]
-    Settings(#[from] SettingsError),
+    Settings(#[from] InvalidSettings),
     /// A seat's program could not be started.
     #[error("cannot start player {index} ({who})")]
     CannotStart {
@@ -191,7 +191,7 @@ pub fn play_to_replay<G: CatalogGame>(plan: MatchPlan<'_, G>) -> Result<MatchRep
             robots: robot_list::<G>(),
         });
     }
-    let setup = Setup {
+    let setup = TableSetup {
         names: seats.iter().map(SeatPlan::name).collect(),
         session,
     };

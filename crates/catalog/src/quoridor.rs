@@ -4,12 +4,12 @@ use arbiter_games::quoridor::{Quoridor, Settings as Rules};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::{CatalogGame, SettingsError, Setup};
+use crate::{CatalogGame, InvalidSettings, TableSetup};
 
 /// Quoridor's settings flags (none given: the standard 2-player 9×9 game).
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Settings {
+pub struct QuoridorSettings {
     /// Number of players: 2 or 4.
     #[arg(long)]
     pub players: Option<u8>,
@@ -27,11 +27,11 @@ pub struct Settings {
     pub start_player: Option<u8>,
 }
 
-impl Settings {
+impl QuoridorSettings {
     /// The engine's settings these flags give.
-    pub fn rules(&self) -> Result<Rules, SettingsError> {
+    pub fn rules(&self) -> Result<Rules, InvalidSettings> {
         let mut rules = Rules::standard(self.players.unwrap_or(2), self.board.unwrap_or(9))
-            .map_err(SettingsError::from_display)?;
+            .map_err(InvalidSettings::from_display)?;
         if let Some(walls) = self.walls {
             rules = rules.with_walls_each(walls);
         }
@@ -41,28 +41,28 @@ impl Settings {
         if let Some(start) = self.start_player {
             rules.start_player = start;
         }
-        rules.validate().map_err(SettingsError::from_display)?;
+        rules.validate().map_err(InvalidSettings::from_display)?;
         Ok(rules)
     }
 }
 
 impl CatalogGame for Quoridor {
-    type Settings = Settings;
+    type Settings = QuoridorSettings;
     const ABOUT: &'static str = "Quoridor: race your pawn across the board, walls in the way";
     const RENDERER: &'static str = "quoridor";
 
-    fn seats(settings: &Settings, _offered: usize) -> usize {
+    fn seats(settings: &QuoridorSettings, _offered: usize) -> usize {
         usize::from(settings.players.unwrap_or(2))
     }
 
-    fn build(settings: &Settings, _setup: &Setup) -> Result<Self, SettingsError> {
-        Quoridor::new(settings.rules()?).map_err(SettingsError::from_display)
+    fn build(settings: &QuoridorSettings, _setup: &TableSetup) -> Result<Self, InvalidSettings> {
+        Quoridor::new(settings.rules()?).map_err(InvalidSettings::from_display)
     }
 
-    fn bench_start(settings: &Settings) -> Result<Self, SettingsError> {
+    fn bench_start(settings: &QuoridorSettings) -> Result<Self, InvalidSettings> {
         let mut settings = settings.clone();
         // OpenSpiel's Quoridor ends a 9×9 game at 4·9·9 = 324 moves; compare like with like.
         settings.max_ticks.get_or_insert(324);
-        Self::build(&settings, &Setup::default())
+        Self::build(&settings, &TableSetup::default())
     }
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use arbiter_games::TimeControl;
 
-use crate::SettingsError;
+use crate::InvalidSettings;
 
 /// Time limit flags; without any, a match is played under its game's own time control. The
 /// same on every command that plays matches; tournaments store them as they are (serde).
@@ -28,7 +28,7 @@ pub struct TimeLimits {
 
 impl TimeLimits {
     /// The time control these flags give; `None` leaves the game's own.
-    pub fn time_control(&self) -> Result<Option<TimeControl>, SettingsError> {
+    pub fn time_control(&self) -> Result<Option<TimeControl>, InvalidSettings> {
         let ms = Duration::from_millis;
         Ok(match *self {
             TimeLimits {
@@ -42,7 +42,7 @@ impl TimeLimits {
                 startup_ms: Some(_),
                 ..
             } => {
-                return Err(SettingsError(
+                return Err(InvalidSettings(
                     "--startup-ms needs --time-per-reply-ms".into(),
                 ));
             }

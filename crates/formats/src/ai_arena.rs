@@ -15,7 +15,7 @@ use serde::Deserialize;
 /// A match config: the map to play and the bots that play it, in seat order.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MatchConfig {
+pub struct ArenaConfig {
     /// The map file, resolved by [`read_config`] (beside the config if not found as given).
     pub map: PathBuf,
     /// The bots, one per seat.
@@ -146,12 +146,12 @@ enum OwnedWalls {
 
 /// Reads a match config and its map; the map path is taken relative to the config's folder
 /// when it does not exist relative to the current directory.
-pub fn read_config(path: &Path) -> Result<(MatchConfig, Settings), ConfigError> {
+pub fn read_config(path: &Path) -> Result<(ArenaConfig, Settings), ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
         path: path.to_owned(),
         error,
     })?;
-    let mut config: MatchConfig =
+    let mut config: ArenaConfig =
         serde_json::from_str(&text).map_err(|error| ConfigError::Json {
             path: path.to_owned(),
             error,

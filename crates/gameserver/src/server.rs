@@ -12,7 +12,7 @@ use arbiter_catalog::{
 };
 use arbiter_games::TimeControl;
 use arbiter_referee::MatchConfig;
-use arbiter_store::{GameRecord, GameServerStore, SessionMode, Totals};
+use arbiter_store::{GameRecord, GameServerStore, ServerMode, Totals};
 use tokio::io::BufReader;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
@@ -39,7 +39,7 @@ pub struct GameSetup {
     pub id: i64,
     /// 1 to 5.
     pub level: u32,
-    pub mode: SessionMode,
+    pub mode: ServerMode,
     /// Seats, robots included.
     pub players: usize,
 }
@@ -74,11 +74,11 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    fn mode(&self) -> SessionMode {
+    fn mode(&self) -> ServerMode {
         if self.live {
-            SessionMode::Live
+            ServerMode::Live
         } else {
-            SessionMode::Test
+            ServerMode::Test
         }
     }
 }
@@ -634,8 +634,8 @@ fn add_points<G: CatalogGame>(
     for (s, name) in teams.iter().enumerate() {
         let t = lobby.totals.entry(name.clone()).or_default();
         match setup.mode {
-            SessionMode::Test => t.test += points[s],
-            SessionMode::Live => t.live += points[s],
+            ServerMode::Test => t.test += points[s],
+            ServerMode::Live => t.live += points[s],
         }
     }
 }

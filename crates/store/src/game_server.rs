@@ -14,19 +14,19 @@ use crate::{StoreError, now_ms};
 
 /// Test mode (games every interval) or live mode (the final's fixed games).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SessionMode {
+pub enum ServerMode {
     /// Games every interval, for teams to try their programs.
     Test,
     /// The final's fixed games.
     Live,
 }
 
-impl SessionMode {
+impl ServerMode {
     /// The name in the store.
     pub fn as_str(self) -> &'static str {
         match self {
-            SessionMode::Test => "test",
-            SessionMode::Live => "live",
+            ServerMode::Test => "test",
+            ServerMode::Live => "live",
         }
     }
 }
@@ -48,7 +48,7 @@ pub struct GameRecord {
     /// Games scheduled at the same moment (parallel tables) share a round.
     pub round: i64,
     /// Test or live.
-    pub mode: SessionMode,
+    pub mode: ServerMode,
     /// The robots' level.
     pub level: u32,
     /// Team and robot names in seat order.
@@ -128,7 +128,7 @@ impl GameServerStore {
 
     /// How many rounds of `mode` were played: levels cycle on from there, and a restarted
     /// live session goes on with its next game.
-    pub async fn rounds_played(&self, mode: SessionMode) -> Result<u32, StoreError> {
+    pub async fn rounds_played(&self, mode: ServerMode) -> Result<u32, StoreError> {
         let row = sqlx::query(
             "SELECT COUNT(DISTINCT round) FROM lobby_games WHERE game = $1 AND mode = $2",
         )
@@ -160,8 +160,8 @@ impl GameServerStore {
         .execute(&mut *tx)
         .await?;
         let (test, live) = match game.mode {
-            SessionMode::Test => (1.0, 0.0),
-            SessionMode::Live => (0.0, 1.0),
+            ServerMode::Test => (1.0, 0.0),
+            ServerMode::Live => (0.0, 1.0),
         };
         for ((team, &is_team), &points) in game.seats.iter().zip(&game.teams).zip(&game.points) {
             if !is_team {
@@ -197,8 +197,8 @@ impl GameServerStore {
         rows.iter()
             .map(|row| {
                 let mode = match row.try_get::<String, _>(1)?.as_str() {
-                    "test" => SessionMode::Test,
-                    "live" => SessionMode::Live,
+                    "test" => ServerMode::Test,
+                    "live" => ServerMode::Live,
                     other => return Err(StoreError::Corrupt(format!("game mode {other:?}"))),
                 };
                 let seats: Vec<String> = json(&row.try_get::<String, _>(3)?)?;
@@ -247,7 +247,7 @@ mod tests {
         runtime.block_on(async {
             let store = GameServerStore::open(&target, "labyrinth").await.unwrap();
             assert_eq!(store.next_game_id().await.unwrap(), 1);
-            for (id, mode, points) in [(1, SessionMode::Test, 2.0), (2, SessionMode::Live, 3.0)] {
+            for (id, mode, points) in [(1, ServerMode::Test, 2.0), (2, ServerMode::Live, 3.0)] {
                 store
                     .record_game(&GameRecord {
                         id,
@@ -266,7 +266,7 @@ mod tests {
             drop(store);
             let store = GameServerStore::open(&target, "labyrinth").await.unwrap();
             assert_eq!(store.next_game_id().await.unwrap(), 3);
-            assert_eq!(store.rounds_played(SessionMode::Live).await.unwrap(), 1);
+            assert_eq!(store.rounds_played(ServerMode::Live).await.unwrap(), 1);
             assert_eq!(store.next_round().await.unwrap(), 3);
             let totals = store.totals().await.unwrap();
             assert_eq!(totals.len(), 1, "robots have no totals: {totals:?}");

@@ -17,7 +17,7 @@ mod tournaments;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub use game_server::{GameRecord, GameServerStore, SessionMode, Totals};
+pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
 pub use rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,
     StoredResult, Tournament,

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use arbiter_catalog::{
-    CatalogGame, MatchPlan, PlayError, RobotSeeds, SeatPlan, SettingsError, Setup, Start,
+    CatalogGame, InvalidSettings, MatchPlan, PlayError, RobotSeeds, SeatPlan, Start, TableSetup,
     TimeLimits, play_to_replay,
 };
 use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
@@ -21,9 +21,9 @@ pub struct GameArena<G: CatalogGame> {
 impl<G: CatalogGame> GameArena<G> {
     /// The arena of `settings` under the time limits `time`; settings that make no game are
     /// refused here, before any match.
-    pub fn new(settings: G::Settings, time: &TimeLimits) -> Result<Self, SettingsError> {
+    pub fn new(settings: G::Settings, time: &TimeLimits) -> Result<Self, InvalidSettings> {
         let players = G::seats(&settings, 0);
-        G::build(&settings, &Setup::numbered(players))?;
+        G::build(&settings, &TableSetup::numbered(players))?;
         Ok(GameArena {
             settings,
             players,

@@ -30,7 +30,7 @@ use std::io;
 use std::path::PathBuf;
 
 pub use players::{Contestant, Status};
-pub use pool::{Arena, Event, PlayFailure, RunOptions, RunSummary};
+pub use pool::{Arena, PlayFailure, PoolEvent, RunOptions, RunSummary};
 pub use schedule::Format;
 
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +44,7 @@ pub enum TournamentError {
     #[error(transparent)]
     Store(#[from] arbiter_store::StoreError),
     #[error("{0}")]
-    Setup(String),
+    TableSetup(String),
     #[error("{what}: {source}")]
     Io { what: String, source: io::Error },
 }

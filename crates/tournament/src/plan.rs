@@ -7,7 +7,7 @@ use crate::TournamentError;
 use crate::players::Contestant;
 use crate::schedule::{Format, Pairing, match_seed, round_rng, schedule};
 use crate::standings::BYE_POINTS;
-use crate::swiss::{Record, pair_round};
+use crate::swiss::{SwissRecord, pair_round};
 use arbiter_store::blocking::Store;
 use arbiter_store::{MatchRow, MatchState, NewMatch, Tournament};
 
@@ -147,7 +147,7 @@ fn swiss_round(
         .map(|(i, p)| (p.id.as_str(), i))
         .collect();
     let n = playing.len();
-    let mut records = vec![Record::default(); n];
+    let mut records = vec![SwissRecord::default(); n];
     let mut met = vec![vec![0u32; n]; n];
     for m in matches {
         let seats: Option<Vec<usize>> = m

@@ -56,7 +56,7 @@ pub struct RunOptions {
 
 /// What the coordinator reports as it goes.
 #[derive(Debug)]
-pub enum Event<'a> {
+pub enum PoolEvent<'a> {
     /// Matches over (done or failed) and in all, at the start and after every match.
     Progress {
         done: usize,
@@ -100,7 +100,7 @@ pub fn run(
     t: &Tournament,
     arena: &dyn Arena,
     options: &RunOptions,
-    on_event: &mut dyn FnMut(Event<'_>),
+    on_event: &mut dyn FnMut(PoolEvent<'_>),
 ) -> Result<RunSummary, TournamentError> {
     let players = store.players(t.id)?;
     let specs: HashMap<String, SeatSpec> = playing(&players)
@@ -187,7 +187,7 @@ pub fn run(
                             .map(|m| (m.id, m))
                             .collect();
                         coordinator.byes = store.byes(t.id)?;
-                        on_event(Event::Paired { round });
+                        on_event(PoolEvent::Paired { round });
                         on_event(coordinator.progress());
                         continue;
                     }
@@ -231,7 +231,7 @@ struct Coordinator<'a> {
 }
 
 impl Coordinator<'_> {
-    fn progress(&self) -> Event<'static> {
+    fn progress(&self) -> PoolEvent<'static> {
         let over = |m: &&MatchRow| matches!(m.state, MatchState::Done | MatchState::Failed);
         let done = self.rows.values().filter(over).count();
         let mut total = self.rows.len();
@@ -246,7 +246,7 @@ impl Coordinator<'_> {
             let players = playing(self.players).len();
             total += self.t.rounds.saturating_sub(paired) as usize * swiss_round_size(players);
         }
-        Event::Progress { done, total }
+        PoolEvent::Progress { done, total }
     }
 
     fn claim(&mut self) -> Result<Option<Job>, TournamentError> {
@@ -283,7 +283,7 @@ impl Coordinator<'_> {
         &mut self,
         outcomes: Vec<(i64, Result<Played, PlayFailure>)>,
         summary: &mut RunSummary,
-        on_event: &mut dyn FnMut(Event<'_>),
+        on_event: &mut dyn FnMut(PoolEvent<'_>),
     ) -> Result<(), TournamentError> {
         let complete_before = self.complete_rounds();
         let mut results = Vec::new();
@@ -309,7 +309,7 @@ impl Coordinator<'_> {
         self.store.finish_many(self.t.id, &results, &snapshots)?;
         summary.played += results.len();
         for (id, _) in &results {
-            on_event(Event::Played(&self.rows[id]));
+            on_event(PoolEvent::Played(&self.rows[id]));
         }
         Ok(())
     }
@@ -320,7 +320,7 @@ impl Coordinator<'_> {
         id: i64,
         error: String,
         summary: &mut RunSummary,
-        on_event: &mut dyn FnMut(Event<'_>),
+        on_event: &mut dyn FnMut(PoolEvent<'_>),
     ) -> Result<(), TournamentError> {
         let failed = self
             .store
@@ -334,7 +334,7 @@ impl Coordinator<'_> {
         } else {
             MatchState::Queued
         };
-        on_event(Event::Trouble {
+        on_event(PoolEvent::Trouble {
             id,
             error: &error,
             failed,
@@ -552,7 +552,7 @@ mod tests {
         };
         let mut troubles = 0;
         let summary = run(&store, &t, &arena, &options, &mut |e| {
-            if let Event::Trouble { .. } = e {
+            if let PoolEvent::Trouble { .. } = e {
                 troubles += 1;
             }
         })

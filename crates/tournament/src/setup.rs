@@ -193,7 +193,7 @@ pub fn create<G: CatalogGame>(
 }
 
 fn setup(message: String) -> TournamentError {
-    TournamentError::Setup(message)
+    TournamentError::TableSetup(message)
 }
 
 /// Runs the compliance check on the player programs, telling who failed.
@@ -372,13 +372,14 @@ mod tests {
 
     #[test]
     fn settings_stored_before_they_were_typed_read_into_each_games_type() {
-        let quoridor = StoredSettings::<arbiter_catalog::quoridor::Settings>::of(&old("quoridor"));
+        let quoridor =
+            StoredSettings::<arbiter_catalog::quoridor::QuoridorSettings>::of(&old("quoridor"));
         let quoridor = quoridor.unwrap();
         assert_eq!(quoridor.flags.board, Some(7));
         assert_eq!(quoridor.flags.max_ticks, Some(40));
         assert_eq!(quoridor.time.time_per_reply_ms, Some(500));
         assert_eq!(quoridor.attempts, 2);
-        let domino = StoredSettings::<arbiter_catalog::domino::Settings>::of(&old("domino"));
+        let domino = StoredSettings::<arbiter_catalog::domino::DominoSettings>::of(&old("domino"));
         let domino = domino.unwrap().flags;
         assert_eq!(domino.board_seed, Some(12));
         assert_eq!(domino.start_token.as_deref(), Some("start"));
@@ -390,7 +391,7 @@ mod tests {
     #[test]
     fn typed_settings_are_stored_and_read_back_the_same() {
         let stored = StoredSettings {
-            flags: arbiter_catalog::labyrinth::Settings {
+            flags: arbiter_catalog::labyrinth::LabyrinthSettings {
                 players: Some(4),
                 level: Some(3),
                 ..Default::default()

@@ -14,7 +14,7 @@ use crate::matching::has_perfect_matching;
 
 /// What a player has done so far, as Swiss pairing sees it.
 #[derive(Clone, Debug, Default)]
-pub struct Record {
+pub struct SwissRecord {
     pub points: f64,
     pub byes: u32,
 }
@@ -30,7 +30,7 @@ pub struct Round {
 /// Pairs a round. `met(a, b)` counts the earlier pairings of `a` and `b`; ties of points are
 /// broken by `rng`, so the same seed pairs the same way.
 pub fn pair_round(
-    records: &[Record],
+    records: &[SwissRecord],
     met: impl Fn(usize, usize) -> u32,
     rng: &mut ChaCha8Rng,
 ) -> Round {
@@ -61,7 +61,7 @@ pub fn pair_round(
 
 fn pair_with(
     order: &[usize],
-    records: &[Record],
+    records: &[SwissRecord],
     allowed: &dyn Fn(usize, usize) -> bool,
 ) -> Option<Round> {
     let mut left: Vec<usize> = order.to_vec();
@@ -113,7 +113,7 @@ mod tests {
 
     /// Plays `rounds` Swiss rounds where the lower index always wins, checking each round.
     fn simulate(n: usize, rounds: usize, seed: u64) {
-        let mut records = vec![Record::default(); n];
+        let mut records = vec![SwissRecord::default(); n];
         let mut met: HashMap<(usize, usize), u32> = HashMap::new();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for round in 0..rounds {
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn a_round_robin_worth_of_rounds_meets_everyone_once() {
         let n = 8;
-        let mut records = vec![Record::default(); n];
+        let mut records = vec![SwissRecord::default(); n];
         let mut met: HashMap<(usize, usize), u32> = HashMap::new();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..n - 1 {
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn byes_go_to_different_players() {
-        let mut records = vec![Record::default(); 5];
+        let mut records = vec![SwissRecord::default(); 5];
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut byes = Vec::new();
         for _ in 0..5 {
@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn the_leaders_meet() {
-        let mut records = vec![Record::default(); 4];
+        let mut records = vec![SwissRecord::default(); 4];
         records[2].points = 3.0;
         records[3].points = 2.0;
         let mut rng = ChaCha8Rng::seed_from_u64(1);
