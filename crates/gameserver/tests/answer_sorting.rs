@@ -129,8 +129,12 @@ fn on_tcp<G: Wire>(
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let steps = steps.to_vec();
+    // The client starts its script once its lines are kept: a client's lines are dropped
+    // until it is seated in a game.
+    let (seated, wait_seated) = std::sync::mpsc::channel::<()>();
     let client = std::thread::spawn(move || {
         let stream = TcpStream::connect(addr).unwrap();
+        wait_seated.recv().unwrap();
         let mut reader = BufReader::new(stream.try_clone().unwrap());
         let mut writer = stream;
         let mut line = String::new();
@@ -156,6 +160,7 @@ fn on_tcp<G: Wire>(
         conn::start("bot".to_owned(), reader, writer, &Writers::default())
     };
     conn.set_playing(true);
+    seated.send(()).unwrap();
     let mut seat = TcpSeat::new(conn.clone(), Arc::default(), Arc::default());
     let result = play::<G>(&mut seat, requests);
     conn.drop_client("the case is over");
