@@ -5,6 +5,8 @@
 //! benchmarks all drive games through the [`Game`] trait, and talk to bot programs through the
 //! game's [`Wire`] codec.
 
+#![warn(missing_docs)]
+
 pub mod domino;
 pub mod labyrinth;
 pub mod perft;
@@ -28,6 +30,7 @@ pub type PlayerId = usize;
 pub struct Illegal(pub String);
 
 impl Illegal {
+    /// Wraps a reason, given as any string type.
     pub fn new(reason: impl Into<String>) -> Self {
         Illegal(reason.into())
     }
@@ -50,11 +53,14 @@ pub struct Outcome {
 /// referee, a robot or a search needs is built from `to_move`, `legal_actions`, `check` and
 /// `apply_unchecked`.
 pub trait Game: Clone + Send + Sync + 'static {
+    /// What a player does on its turn: a move read from its answer, or what the rules make
+    /// of a faulty one.
     type Action: Copy + Eq + fmt::Debug + Send + Sync + 'static;
 
     /// A short lowercase name used on the command line and in replays (`quoridor`).
     const NAME: &'static str;
 
+    /// How many seats the match has, eliminated players included.
     fn num_players(&self) -> usize;
 
     /// The player who must act now; `None` once the match is over.
@@ -118,13 +124,17 @@ pub enum TimeControl {
     /// A bank that starts at `initial`, gains `increment` before every request and loses the
     /// time each answer takes; unused time carries over. A bank at zero is a timeout (Quoridor).
     Bank {
+        /// The bank each player starts with.
         initial: Duration,
+        /// Time added to the bank before every request.
         increment: Duration,
     },
     /// Every reply must come within `limit`; a bot's first reply gets `first_extra` more for
     /// its start-up (Puoribor, Domino).
     PerReply {
+        /// The most time one reply may take.
         limit: Duration,
+        /// Extra time allowed for a bot's first reply only.
         first_extra: Duration,
     },
 }
@@ -136,7 +146,10 @@ pub enum Framing {
     Line,
     /// An answer is the lines up to a line holding just `terminator`, read as one answer with
     /// its lines joined by `\n` and the terminator left out (Labyrinth's blocks end with `.`).
-    Block { terminator: &'static str },
+    Block {
+        /// The line that ends a block, not part of the answer (`.` for Labyrinth).
+        terminator: &'static str,
+    },
 }
 
 /// What the referee does with the lines a bot sends beyond the one answer a request asks for.

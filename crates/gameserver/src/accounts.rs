@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::LobbyError;
 
+/// The teams allowed to log in, each with the argon2 hash (PHC string) of its password.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Accounts {
     #[serde(default)]
@@ -65,14 +66,17 @@ impl Accounts {
         Ok(accounts)
     }
 
+    /// Number of teams.
     pub fn len(&self) -> usize {
         self.teams.len()
     }
 
+    /// Whether there is no team at all.
     pub fn is_empty(&self) -> bool {
         self.teams.is_empty()
     }
 
+    /// Team names, in alphabetical order.
     pub fn teams(&self) -> impl Iterator<Item = &str> {
         self.teams.keys().map(String::as_str)
     }

@@ -31,6 +31,7 @@ pub const MAX_QUEUED_BYTES: usize = 256 * 1024;
 /// What the reader and the writer tell the seat, in the order it happened.
 #[derive(Debug)]
 pub enum Inbound {
+    /// A line the client sent, with when it was read.
     Line(Line),
     /// Message `seq` was fully handed to the socket at this instant.
     Flushed(u64, Instant),
@@ -81,6 +82,7 @@ impl Drop for WriterRunning {
 
 /// The handle of a logged-in client, shared by its tasks, the session and its seat.
 pub struct Conn {
+    /// The team that logged in on this connection.
     pub team: String,
     out: mpsc::UnboundedSender<Outbound>,
     queued_bytes: AtomicUsize,
@@ -94,10 +96,12 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// Whether the client has disconnected or been dropped.
     pub fn is_gone(&self) -> bool {
         self.gone.load(Ordering::Acquire)
     }
 
+    /// Why the client is gone, once it is.
     pub fn why_gone(&self) -> Option<String> {
         self.why_gone.lock().unwrap().clone()
     }

@@ -10,6 +10,7 @@ pub struct Latencies {
     samples: Mutex<Samples>,
 }
 
+/// Latency samples taken so far, in microseconds, one pair per turn.
 #[derive(Clone, Debug, Default)]
 pub struct Samples {
     /// Block sent → reply read.
@@ -20,6 +21,7 @@ pub struct Samples {
 }
 
 impl Latencies {
+    /// Takes the samples collected so far, leaving none.
     pub fn take(&self) -> Samples {
         std::mem::take(&mut self.samples.lock().unwrap())
     }

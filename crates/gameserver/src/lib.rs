@@ -9,6 +9,8 @@
 //! - [`order`]: who sits where (test order, the final's live order, parallel tables).
 //! - [`latency`]: turn latency samples.
 
+#![warn(missing_docs)]
+
 pub mod accounts;
 pub mod conn;
 pub mod latency;
@@ -21,17 +23,24 @@ pub use latency::{Latencies, Samples, percentile};
 pub use seat::TcpSeat;
 pub use server::{GameSetup, ServerConfig, Summary, serve, standings};
 
+/// What can stop the game server.
 #[derive(Debug, thiserror::Error)]
 pub enum LobbyError {
+    /// The accounts file or a team name or password in it is invalid.
     #[error("accounts: {0}")]
     Accounts(String),
+    /// A file could not be read or written.
     #[error("{what}: {source}")]
     Io {
+        /// What was being done, e.g. `reading accounts.toml`.
         what: String,
+        /// The underlying I/O error.
         source: std::io::Error,
     },
+    /// The store (team totals, games played) failed.
     #[error(transparent)]
     Store(#[from] arbiter_store::StoreError),
+    /// A bug or a panicked task inside the server.
     #[error("{0}")]
     Internal(String),
 }

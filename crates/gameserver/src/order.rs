@@ -6,8 +6,11 @@ use std::ops::Range;
 /// A logged-in team as the scheduler sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entrant {
+    /// Team name.
     pub team: String,
+    /// Total points of the team's test games.
     pub test: f64,
+    /// Total points of the team's live games (the final).
     pub live: f64,
     /// Order of login: earlier logins win ties.
     pub login: u64,

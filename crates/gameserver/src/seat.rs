@@ -23,6 +23,8 @@ pub struct TcpSeat {
 }
 
 impl TcpSeat {
+    /// A seat for the client on `conn`, timing its turns on `clock` and recording them in
+    /// `latencies`.
     pub fn new(conn: Arc<Conn>, clock: Arc<TurnClock>, latencies: Arc<Latencies>) -> TcpSeat {
         TcpSeat {
             conn,

@@ -36,14 +36,17 @@ const FLUSH_AT_END: Duration = Duration::from_secs(5);
 /// One game the session is about to play.
 #[derive(Clone, Debug)]
 pub struct GameSetup {
+    /// The game's id in the store, also its seed and its replay's file name.
     pub id: i64,
     /// 1 to 5.
     pub level: u32,
+    /// Test game or live game of the final.
     pub mode: ServerMode,
     /// Seats, robots included.
     pub players: usize,
 }
 
+/// How the game server runs its session.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     /// Time between games.
@@ -86,6 +89,7 @@ impl ServerConfig {
 /// How a session ended.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// Games played in this session.
     pub games: u32,
     /// Team, test total, live total, ranked (docs/games/labyrinth.md#sessions-on-the-game-server).
     pub standings: Vec<(String, f64, f64)>,

@@ -35,7 +35,7 @@ const REPLAY_DISCARDED_CAP: usize = 20;
 pub struct MatchConfig {
     /// Seed of the match's random generator (actions played for faulty bots).
     pub seed: u64,
-    /// The bots' time limit; `None` plays with the game's own ([`Wire::time_control`]).
+    /// The bots' time limit; `None` plays with the game's own (`time` of [`Wire::PROTOCOL`]).
     pub time: Option<TimeControl>,
     /// How long a bot may take to exit at the end before its process group is killed.
     pub grace: Duration,

@@ -13,6 +13,8 @@
 //! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
 //! - [`arena`]: [`arena::GameArena`], which plays the matches of any game of the catalog.
 
+#![warn(missing_docs)]
+
 pub mod arena;
 pub mod compliance;
 pub mod matching;
@@ -33,18 +35,41 @@ pub use players::{Contestant, Status};
 pub use pool::{Arena, PlayFailure, PoolEvent, RunOptions, RunSummary};
 pub use schedule::Format;
 
+/// What can go wrong setting up or running a tournament.
 #[derive(Debug, thiserror::Error)]
 pub enum TournamentError {
+    /// The players folder could not be listed.
     #[error("cannot read the players folder {dir}: {source}")]
-    PlayersDir { dir: PathBuf, source: io::Error },
+    PlayersDir {
+        /// The players folder.
+        dir: PathBuf,
+        /// The underlying I/O error.
+        source: io::Error,
+    },
+    /// A player cannot be seated: e.g. its command cannot be split into arguments, or it is
+    /// scheduled but no longer plays.
     #[error("player {id}: {message}")]
-    Player { id: String, message: String },
+    Player {
+        /// The player's id (or the players folder's path).
+        id: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The tournament cannot be scheduled as asked (e.g. too few players, a missing challenger).
     #[error("{0}")]
     Schedule(String),
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] arbiter_store::StoreError),
+    /// The game's settings or time control are invalid.
     #[error("{0}")]
     TableSetup(String),
+    /// A file could not be read or written.
     #[error("{what}: {source}")]
-    Io { what: String, source: io::Error },
+    Io {
+        /// What was being done.
+        what: String,
+        /// The underlying I/O error.
+        source: io::Error,
+    },
 }

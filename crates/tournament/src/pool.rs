@@ -39,14 +39,21 @@ pub trait Arena: Sync {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlayFailure {
     /// A seat's program could not be started: the player's fault, scored as a forfeit.
-    CannotStart { seat: usize, reason: String },
+    CannotStart {
+        /// The seat, from 0.
+        seat: usize,
+        /// Why it could not be started.
+        reason: String,
+    },
     /// Arbiter or the machine failed (a referee error, a replay that could not be written): the
     /// match is tried again and never scored against a bot.
     Arbiter(String),
 }
 
+/// How the pool plays the matches.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
+    /// Matches played at once, each on its own thread.
     pub jobs: usize,
     /// Where the replays go; the file of match `id` is `m{id}.jsonl.gz` there.
     pub replays: PathBuf,
@@ -59,26 +66,37 @@ pub struct RunOptions {
 pub enum PoolEvent<'a> {
     /// Matches over (done or failed) and in all, at the start and after every match.
     Progress {
+        /// Matches over so far.
         done: usize,
+        /// Matches in the tournament.
         total: usize,
     },
+    /// A match was played and its result committed.
     Played(&'a MatchRow),
     /// A failure of Arbiter or the machine; the match is queued again unless it `failed`.
     Trouble {
+        /// The match's id.
         id: i64,
+        /// What went wrong.
         error: &'a str,
+        /// Whether the match has used up its attempts and is marked failed.
         failed: bool,
     },
     /// A Swiss round was paired.
     Paired {
+        /// The Swiss round, from 1.
         round: u32,
     },
 }
 
+/// What a run of the pool did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunSummary {
+    /// Matches played and committed in this run.
     pub played: usize,
+    /// Matches marked failed after their last attempt.
     pub failed: usize,
+    /// Matches left running by an earlier run that were put back in the queue at the start.
     pub requeued: u64,
 }
 

@@ -10,8 +10,11 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 /// A 2-player game's result: the players and the first one's score (1 win, ½ draw, 0 loss).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Duel {
+    /// The first player, by index.
     pub first: usize,
+    /// The second player, by index.
     pub second: usize,
+    /// The first player's score: 1 win, 0.5 draw, 0 loss.
     pub score: f64,
 }
 

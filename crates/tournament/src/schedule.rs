@@ -15,7 +15,9 @@ use crate::TournamentError;
 /// One match of a schedule: its round (from 1) and its players, by index, in seat order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pairing {
+    /// The round, from 1.
     pub round: u32,
+    /// The players, by index into the playing players, in seat order.
     pub seats: Vec<usize>,
 }
 

@@ -16,17 +16,25 @@ use arbiter_store::{MatchRow, MatchState, RatingRow};
 /// each), as a Swiss system gives the player left over a won round.
 pub const BYE_POINTS: f64 = 2.0;
 
+/// One player's row of the standings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Standing {
+    /// The player's id.
     pub player: String,
+    /// The player's display name.
     pub alias: String,
+    /// Games played.
     pub games: u32,
+    /// Points scored, byes included.
     pub points: f64,
+    /// Games won outright (the best score, not shared).
     pub wins: u32,
     /// Wins because the opponent timed out: the Polish judge's leaderboard counts these
     /// (its "knockouts").
     pub knockouts: u32,
+    /// Games where the best score was shared with another player.
     pub draws: u32,
+    /// Games without the best score.
     pub losses: u32,
     /// Elo for 2-player games; μ−3σ of Weng-Lin for more players.
     pub rating: f64,
@@ -34,8 +42,11 @@ pub struct Standing {
     pub error95: Option<f64>,
     /// All faults: malformed and illegal answers, timeouts, crashes.
     pub faults: u32,
+    /// Malformed and illegal answers.
     pub errors: u32,
+    /// Answers too late.
     pub timeouts: u32,
+    /// Games in which the program died or closed its output.
     pub crashes: u32,
     /// Average time per answer, in milliseconds.
     pub ms_per_move: Option<f64>,
@@ -44,14 +55,18 @@ pub struct Standing {
     pub los: Option<f64>,
     /// Weng-Lin's μ and σ (games of more than 2 players).
     pub mu: Option<f64>,
+    /// Weng-Lin's σ: how uncertain `mu` is.
     pub sigma: Option<f64>,
+    /// Swiss rounds sat out, each worth [`BYE_POINTS`].
     pub byes: u32,
 }
 
 /// The standings of a tournament, best first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
+    /// Whether the game is for 2 players (Elo, cross-table, likelihood of superiority).
     pub two_player: bool,
+    /// The rows, best first.
     pub rows: Vec<Standing>,
     /// For 2-player games: `cross[i][j]` is what row `i` scored against row `j`: points and games.
     pub cross: Vec<Vec<(f64, u32)>>,

@@ -15,7 +15,9 @@ use crate::matching::has_perfect_matching;
 /// What a player has done so far, as Swiss pairing sees it.
 #[derive(Clone, Debug, Default)]
 pub struct SwissRecord {
+    /// Points so far, byes included.
     pub points: f64,
+    /// Rounds sat out so far.
     pub byes: u32,
 }
 
@@ -23,7 +25,9 @@ pub struct SwissRecord {
 /// number of players is odd.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Round {
+    /// The pairs, by player index.
     pub pairs: Vec<(usize, usize)>,
+    /// The player who sits out, by index, if any.
     pub bye: Option<usize>,
 }
 

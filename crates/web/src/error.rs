@@ -10,10 +10,13 @@ use serde_json::json;
 use arbiter_replay::ReplayError;
 use arbiter_store::StoreError;
 
+/// The error of a handler: its message reaches the browser, with an HTTP status and a kind.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
+    /// No such replay, tournament, player, match or route (404).
     #[error("{0}")]
     NotFound(String),
+    /// A request missing a parameter or with an invalid one (400).
     #[error("{0}")]
     BadRequest(String),
     /// A replay from a newer Arbiter: the message says which version and what to do.

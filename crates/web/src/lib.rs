@@ -3,25 +3,10 @@
 //!
 //! [`app`] is the whole server as an axum `Router`, so tests call it without a socket; a
 //! [`Server`] runs it on an address. The pages are static files from `viewer/`, embedded in the binary;
-//! everything they show comes from `/api/`:
-//!
-//! | route | answer |
-//! |---|---|
-//! | `GET /api/info` | what this server shows: `{"store": bool, "replays": "dir"\|"file"\|"none", "games": [{name, renderer, robots}]}` |
-//! | `GET /api/replays` | the replay files, newest first, summed up |
-//! | `GET /api/replay?id=ID` | one replay: `{header, ticks, result, complete, lines}` |
-//! | `GET /api/replay/stream?id=ID&from=N` | its lines after the first `N`, live (server-sent events) |
-//! | `GET /api/live` | matches being played now |
-//! | `GET /api/tournaments` | the tournaments of the store |
-//! | `GET /api/tournaments/{t}` | one, with standings, cross-table, players, match counts |
-//! | `GET /api/tournaments/{t}/standings` | standings and cross-table |
-//! | `GET /api/tournaments/{t}/players` | its players |
-//! | `GET /api/tournaments/{t}/players/{p}` | a player's standing, faults and slowest answers |
-//! | `GET /api/tournaments/{t}/matches?player=&result=&faults=&state=` | matches, filtered |
-//! | `GET /api/tournaments/{t}/matches/{m}` | one match |
-//! | `GET /api/tournaments/{t}/matches/{m}/replay` | its replay, as `/api/replay` |
-//! | `GET /api/tournaments/{t}/matches/{m}/replay/stream?from=N` | followed live |
-//! | `GET /api/tournaments/{t}/ratings` | ratings after each round |
+//! everything they show comes from `/api/`, whose routes and answers are described in
+//! docs/http-api.md, the repository's HTTP API reference.
+
+#![warn(missing_docs)]
 
 mod assets;
 mod error;

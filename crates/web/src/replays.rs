@@ -33,18 +33,24 @@ const MAX_DEPTH: usize = 3;
 /// What the replay list shows of a file, without reading every tick.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReplaySummary {
+    /// The file's path relative to the replays folder, with `/` between folders.
     pub id: String,
+    /// The game's name, from the header.
     pub game: Option<String>,
+    /// The players' names, in seat order.
     pub players: Vec<String>,
     /// Tick records so far.
     pub ticks: usize,
     /// Whether the file ends with its result: false while the match is being played (or if it
     /// was cut short).
     pub complete: bool,
+    /// Why the match ended (`goal`, `tick_limit`, …), once it has.
     pub reason: Option<String>,
+    /// Place per player (1 is best; equal places are ties), once the match has ended.
     pub placement: Option<Vec<u32>>,
     /// Faults of all bots together (malformed and illegal answers, timeouts, crashes).
     pub faults: u32,
+    /// File size, in bytes.
     pub size: u64,
     /// Last change, Unix milliseconds.
     pub modified: i64,
@@ -52,6 +58,7 @@ pub struct ReplaySummary {
     pub problem: Option<String>,
 }
 
+/// The replays the server shows, with a cache of their summaries.
 pub struct ReplayFiles {
     source: ReplaySource,
     /// Summaries by file, valid while its size and modification time stay the same.
@@ -59,6 +66,7 @@ pub struct ReplayFiles {
 }
 
 impl ReplayFiles {
+    /// Shows the replays of `source`.
     pub fn new(source: ReplaySource) -> ReplayFiles {
         ReplayFiles {
             source,
@@ -66,6 +74,7 @@ impl ReplayFiles {
         }
     }
 
+    /// Where the replays come from.
     pub fn source(&self) -> &ReplaySource {
         &self.source
     }
@@ -236,6 +245,7 @@ fn summarize(id: String, path: &Path, size: u64, modified: SystemTime) -> Replay
 /// A replay read as far as it has been written.
 #[derive(Debug)]
 pub struct Loaded {
+    /// The header and the records read so far.
     pub replay: Replay,
     /// Lines read: a live stream goes on after this one.
     pub lines: usize,
@@ -244,15 +254,20 @@ pub struct Loaded {
 /// What `/api/replay` answers.
 #[derive(Serialize)]
 pub struct ReplayBody<'a> {
+    /// The replay's header.
     pub header: &'a Header,
+    /// The turns read so far.
     pub ticks: &'a [Tick],
+    /// The result, once the match has ended.
     pub result: Option<&'a MatchResult>,
     /// Whether the result is in: if not, the stream goes on from `lines`.
     pub complete: bool,
+    /// Lines read so far: the live stream goes on from here.
     pub lines: usize,
 }
 
 impl Loaded {
+    /// The answer of `/api/replay` for this replay.
     pub fn body(&self) -> ReplayBody<'_> {
         ReplayBody {
             header: &self.replay.header,

@@ -53,11 +53,14 @@ const ROWS: usize = MAX_SIZE as usize;
 /// (an illegal move, not a malformed line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Cell {
+    /// Column, from 0 (`0..size` on the board).
     pub x: u16,
+    /// Row, from 0 (`0..size` on the board).
     pub y: u16,
 }
 
 impl Cell {
+    /// The cell in column `x`, row `y`.
     pub const fn new(x: u16, y: u16) -> Cell {
         Cell { x, y }
     }
@@ -73,11 +76,14 @@ impl fmt::Display for Cell {
 /// A domino on two cells, in the order its player gave them (the opponent is told that order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Placement {
+    /// The first cell, as the player named it.
     pub a: Cell,
+    /// The second cell; in a legal placement it is next to `a`, possibly across the wrapping edge.
     pub b: Cell,
 }
 
 impl Placement {
+    /// A domino on `a` and `b`, in that order.
     pub const fn new(a: Cell, b: Cell) -> Placement {
         Placement { a, b }
     }
@@ -116,6 +122,7 @@ pub enum StartToken {
 }
 
 impl StartToken {
+    /// The token as sent: `START` or `start`.
     pub fn as_str(self) -> &'static str {
         match self {
             StartToken::Upper => "START",
@@ -123,6 +130,7 @@ impl StartToken {
         }
     }
 
+    /// The token a text names, matched case-sensitively; `None` for anything else.
     pub fn parse(text: &str) -> Option<StartToken> {
         match text {
             "START" => Some(StartToken::Upper),
@@ -144,6 +152,7 @@ pub struct Settings {
     #[serde(default)]
     pub legacy_obstacle_order: bool,
     #[serde(default)]
+    /// The spelling of the token that starts the first player.
     pub start_token: StartToken,
     /// The seed the board was drawn from, if it was drawn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,6 +161,7 @@ pub struct Settings {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid Domino settings: {0}")]
+/// Why a [`Settings`] was refused.
 pub struct SettingsError(pub String);
 
 fn settings_error(text: impl Into<String>) -> SettingsError {
@@ -237,6 +247,7 @@ impl Settings {
         Ok(settings)
     }
 
+    /// Checks the size and that the obstacles are on the board, distinct and in row-major order.
     pub fn validate(&self) -> Result<(), SettingsError> {
         check_size(self.size)?;
         let n = u16::from(self.size);
@@ -270,6 +281,7 @@ fn sort_row_major(cells: &mut [Cell]) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
+    /// The player to move had no legal placement and lost.
     NoMoves,
 }
 
@@ -312,6 +324,7 @@ impl PartialEq for Domino {
 }
 
 impl Domino {
+    /// The empty board of these settings (checked first), player 0 to move.
     pub fn new(settings: Settings) -> Result<Domino, SettingsError> {
         settings.validate()?;
         let n = settings.size;
@@ -332,10 +345,12 @@ impl Domino {
         })
     }
 
+    /// The settings the match was created with.
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
 
+    /// The side of the board in cells.
     pub fn size(&self) -> u8 {
         self.n
     }
@@ -355,6 +370,7 @@ impl Domino {
         self.loser.map(usize::from)
     }
 
+    /// Whether `cell` is on the board and neither blocked nor covered.
     pub fn is_free(&self, cell: Cell) -> bool {
         cell.x < u16::from(self.n)
             && cell.y < u16::from(self.n)
@@ -366,6 +382,7 @@ impl Domino {
         &self.free[..self.n as usize]
     }
 
+    /// Number of free cells.
     pub fn free_count(&self) -> u32 {
         self.free_rows().iter().map(|r| r.count_ones()).sum()
     }

@@ -11,8 +11,11 @@ const WORDS: usize = MAX_CELLS.div_ceil(64);
 
 /// Open side bits of a tile.
 pub const NORTH: u8 = 1;
+/// Open side bit: towards `x - 1`.
 pub const WEST: u8 = 2;
+/// Open side bit: towards `y + 1`.
 pub const SOUTH: u8 = 4;
+/// Open side bit: towards `x + 1`.
 pub const EAST: u8 = 8;
 
 /// A tile turned a quarter: north → west → south → east → north, as docs/games/labyrinth.md#board-and-tiles defines it.
@@ -59,6 +62,7 @@ pub struct Push {
 }
 
 impl Push {
+    /// A push from its four numbers, in protocol order.
     pub const fn new(c: u8, p: u8, k: u8, t: u8) -> Push {
         Push { c, p, k, t }
     }
@@ -131,18 +135,22 @@ impl Default for Reach {
 }
 
 impl Reach {
+    /// Whether the cell at `index` is in the set.
     pub fn contains(&self, index: usize) -> bool {
         index < MAX_CELLS && self.words[index / 64] >> (index % 64) & 1 == 1
     }
 
+    /// Adds the cell at `index` (below [`MAX_CELLS`]).
     pub fn insert(&mut self, index: usize) {
         self.words[index / 64] |= 1 << (index % 64);
     }
 
+    /// Number of cells in the set.
     pub fn len(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// Whether the set holds no cell.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
     }

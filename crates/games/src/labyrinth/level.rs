@@ -9,9 +9,11 @@ use super::{Cell, Code};
 pub const MAX_SEATS: usize = 10;
 /// Board sides of generated levels.
 pub const GENERATED_MIN: usize = 14;
+/// Largest board side of generated levels.
 pub const GENERATED_MAX: usize = 20;
 /// Board sides hand-made levels may have (docs/games/labyrinth.md#level-files).
 pub const MIN_SIDE: usize = 2;
+/// Largest board side of hand-made levels.
 pub const MAX_SIDE: usize = 20;
 
 /// The random number generator of docs/games/labyrinth.md#generated-levels.
@@ -21,10 +23,12 @@ pub struct SplitMix64 {
 }
 
 impl SplitMix64 {
+    /// A generator starting from `seed`.
     pub fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
     }
 
+    /// The next 64-bit output.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -337,6 +341,7 @@ impl Level {
         self.starts.len()
     }
 
+    /// Number of cells, `width * height`.
     pub fn cells(&self) -> usize {
         self.width * self.height
     }

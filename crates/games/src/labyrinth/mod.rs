@@ -33,15 +33,19 @@ use crate::{Game, Illegal, Outcome, PlayerId, SessionMode};
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 pub struct Cell {
+    /// Column, from 0 at the left.
     pub x: u8,
+    /// Row, from 0 at the top.
     pub y: u8,
 }
 
 impl Cell {
+    /// The cell in column `x`, row `y`.
     pub const fn new(x: u8, y: u8) -> Cell {
         Cell { x, y }
     }
 
+    /// Manhattan distance to `other`: steps along x plus steps along y.
     pub fn manhattan(self, other: Cell) -> u32 {
         u32::from(self.x.abs_diff(other.x)) + u32::from(self.y.abs_diff(other.y))
     }
@@ -61,16 +65,24 @@ impl fmt::Display for Cell {
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Code {
     #[default]
+    /// `OK`: the turn was played as sent.
     Ok,
+    /// `TIMEOUT`: no complete reply in time; the turn was void.
     Timeout,
+    /// `NO_PUSH`: no `PUSH` line, or one without four numbers; the turn was void.
     NoPush,
+    /// `BAD_PUSH`: `c`, `p` or `k` out of range; the turn was void.
     BadPush,
+    /// `BAD_TILE`: `t` is not a rotation of the extra tile; the turn was void.
     BadTile,
+    /// `BLOCKED_LINE`: the pushed line holds a blocked cell; the turn was void.
     BlockedLine,
+    /// `BAD_GOTO`: the GOTO was malformed, off the board or unreachable; the push stood.
     BadGoto,
 }
 
 impl Code {
+    /// Every code, in declaration order.
     pub const ALL: [Code; 7] = [
         Code::Ok,
         Code::Timeout,
@@ -94,6 +106,7 @@ impl Code {
         }
     }
 
+    /// The code a wire token names; `None` for anything else.
     pub fn parse(token: &str) -> Option<Code> {
         Code::ALL.into_iter().find(|c| c.as_str() == token)
     }
@@ -120,12 +133,17 @@ pub enum Goto {
 /// One turn.
 ///
 /// A bot's reply is a [`Action::Move`]; the other two are what the rules make of a faulty reply
-/// ([`crate::Wire::fault_action_for`]) and are never legal answers: [`Game::check`] refuses
+/// ([`crate::Wire::on_fault`]) and are never legal answers: [`Game::check`] refuses
 /// them, and [`Game::apply_unchecked`] plays them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
     /// A push, then the GOTO if any; legal when both are valid.
-    Move { push: Push, goto: Goto },
+    Move {
+        /// The push, with the tile inserted.
+        push: Push,
+        /// Where the princess walks after the push, if anywhere.
+        goto: Goto,
+    },
     /// A valid push whose GOTO was refused: the push stands, the princess stays, code BAD_GOTO.
     PushOnly(Push),
     /// No push, no GOTO, extra unchanged; the code says why (TIMEOUT also for an offline seat).
@@ -366,18 +384,22 @@ impl Labyrinth {
         }
     }
 
+    /// The level the match is played on.
     pub fn level(&self) -> &Level {
         &self.level
     }
 
+    /// The match's settings: game id, level number, names, session mode.
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
 
+    /// N, the number of columns.
     pub fn width(&self) -> usize {
         self.level.width
     }
 
+    /// M, the number of rows.
     pub fn height(&self) -> usize {
         self.level.height
     }
@@ -392,6 +414,7 @@ impl Labyrinth {
         &self.tiles
     }
 
+    /// The current tile at `(x, y)`.
     pub fn tile(&self, x: usize, y: usize) -> u8 {
         self.tiles[y * self.level.width + x]
     }
@@ -420,6 +443,7 @@ impl Labyrinth {
         self.extras[s]
     }
 
+    /// Every seat's extra tile, by seat.
     pub fn extras(&self) -> &[u8] {
         &self.extras[..self.players]
     }
@@ -429,6 +453,7 @@ impl Labyrinth {
         self.scores[s]
     }
 
+    /// Every seat's points, by seat.
     pub fn scores(&self) -> &[u32] {
         &self.scores[..self.players]
     }
@@ -438,6 +463,7 @@ impl Labyrinth {
         self.codes[s]
     }
 
+    /// Every seat's MESSAGE code, by seat.
     pub fn codes(&self) -> &[Code] {
         &self.codes[..self.players]
     }
@@ -487,6 +513,7 @@ impl Labyrinth {
         self.turns as usize % self.players
     }
 
+    /// Whether the match has ended.
     pub fn is_over(&self) -> bool {
         self.end.is_some()
     }

@@ -210,15 +210,25 @@ impl Wire for Labyrinth {
 /// client's log.
 #[derive(Clone, Debug, Default)]
 pub struct Init {
+    /// `ID i`: the game's id.
     pub game_id: u64,
+    /// `PLAYERS`: the seats' names, in seat order.
     pub names: Vec<String>,
+    /// `PLAYER K`: this bot's seat.
     pub seat: usize,
+    /// `LEVEL X`: the level number.
     pub level_number: u64,
+    /// `SIZE N M`: N, the number of columns.
     pub width: usize,
+    /// `SIZE N M`: M, the number of rows.
     pub height: usize,
+    /// `DISPLAYS L`: the number of displays.
     pub displays: usize,
+    /// `MAXTICK T`: the number of rounds.
     pub max_tick: u32,
+    /// `BLOCKED x y`: the blocked cells, one per line.
     pub blocked: Vec<Cell>,
+    /// `TARGETS`: this seat's order of the displays.
     pub targets: Vec<u8>,
 }
 

@@ -78,7 +78,9 @@ pub const DEFAULT_MAX_TICKS: u32 = 200;
 pub struct Action {
     /// [`Action::MOVE`], [`Action::HORIZONTAL`], [`Action::VERTICAL`] or [`Action::ROTATE`].
     pub kind: i32,
+    /// Column, growing to the right (`0..9` on the board).
     pub x: i32,
+    /// Row, growing downwards (`0..9` on the board).
     pub y: i32,
 }
 
@@ -92,18 +94,23 @@ impl Action {
     /// Rotate the 4×4 sub-board whose top-left cell is `(x, y)`.
     pub const ROTATE: i32 = 3;
 
+    /// An action from its upstream `type x y`.
     pub const fn new(kind: i32, x: i32, y: i32) -> Action {
         Action { kind, x, y }
     }
+    /// Move the pawn to `(x, y)`.
     pub const fn step(x: i32, y: i32) -> Action {
         Action::new(Action::MOVE, x, y)
     }
+    /// Place the horizontal wall anchored at `(x, y)` (segments `h(x, y)`, `h(x + 1, y)`).
     pub const fn horizontal(x: i32, y: i32) -> Action {
         Action::new(Action::HORIZONTAL, x, y)
     }
+    /// Place the vertical wall anchored at `(x, y)` (segments `v(x, y)`, `v(x, y + 1)`).
     pub const fn vertical(x: i32, y: i32) -> Action {
         Action::new(Action::VERTICAL, x, y)
     }
+    /// Rotate the 4×4 sub-board whose top-left cell is `(x, y)`.
     pub const fn rotate(x: i32, y: i32) -> Action {
         Action::new(Action::ROTATE, x, y)
     }
@@ -146,7 +153,10 @@ impl fmt::Display for Action {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
     /// The player's pawn reached its goal row.
-    Goal { winner: PlayerId },
+    Goal {
+        /// The player whose pawn reached its goal row.
+        winner: PlayerId,
+    },
     /// `max_ticks` actions were played without a winner: a draw.
     TickLimit,
 }
@@ -731,12 +741,15 @@ impl Puoribor {
     pub fn pawn(&self, player: PlayerId) -> (u8, u8) {
         coords(self.pawns[player] as usize)
     }
+    /// Walls `player` can still place (a rotation costs two).
     pub fn walls_remaining(&self, player: PlayerId) -> u8 {
         self.walls[player]
     }
+    /// The tick at which the match ends in a draw.
     pub fn max_ticks(&self) -> u32 {
         self.max_ticks
     }
+    /// Why the match ended; `None` while it goes on.
     pub fn end(&self) -> Option<End> {
         self.end
     }

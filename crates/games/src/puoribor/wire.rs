@@ -23,6 +23,7 @@ pub enum WallLineKind {
 }
 
 impl WallLineKind {
+    /// The letter the protocol writes: `H`, `V`, `h` or `v`.
     pub fn letter(self) -> char {
         match self {
             WallLineKind::Horizontal => 'H',
@@ -32,6 +33,7 @@ impl WallLineKind {
         }
     }
 
+    /// The kind a protocol letter names; `None` for anything else.
     pub fn from_letter(letter: &str) -> Option<WallLineKind> {
         match letter {
             "H" => Some(WallLineKind::Horizontal),
@@ -46,8 +48,11 @@ impl WallLineKind {
 /// One wall line of the protocol, `kind x y owner`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WallLine {
+    /// A whole wall or a unit segment, and its orientation.
     pub kind: WallLineKind,
+    /// Column: of the anchor (left or top segment) for a whole wall, of the segment for a unit one.
     pub x: u8,
+    /// Row, anchored like `x`.
     pub y: u8,
     /// The player id of the wall's owner, 0 or 1.
     pub owner: u8,

@@ -26,17 +26,22 @@ use serde::{Deserialize, Serialize};
 use crate::{Game, Illegal, Outcome, PlayerId};
 use bits::{Bits, Words, masks, with_words, words_for, words_get, words_set};
 
+/// Smallest board side.
 pub const MIN_BOARD: u8 = 5;
+/// Largest board side.
 pub const MAX_BOARD: u8 = 25;
 
 /// A cell `(x, y)`: `x` the column from the left, `y` the row from the top.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Cell {
+    /// Column, `0..board`, from the left.
     pub x: u8,
+    /// Row, `0..board`, from the top.
     pub y: u8,
 }
 
 impl Cell {
+    /// The cell in column `x`, row `y`.
     pub const fn new(x: u8, y: u8) -> Cell {
         Cell { x, y }
     }
@@ -50,8 +55,11 @@ impl fmt::Display for Cell {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+/// Which way a wall runs.
 pub enum Orientation {
+    /// Lies between rows `y` and `y + 1`, along columns `x` and `x + 1` (protocol `v = 0`).
     Horizontal,
+    /// Stands between columns `x` and `x + 1`, along rows `y` and `y + 1` (protocol `v = 1`).
     Vertical,
 }
 
@@ -68,12 +76,16 @@ impl Orientation {
 /// A wall `(x, y, v)`: `(x, y)` is the cell nearest `(0, 0)` that the wall touches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Wall {
+    /// Column of the anchor cell, `0..=board - 2`.
     pub x: u8,
+    /// Row of the anchor cell, `0..=board - 2`.
     pub y: u8,
+    /// Whether the wall is horizontal or vertical.
     pub orientation: Orientation,
 }
 
 impl Wall {
+    /// A horizontal wall below cells `(x, y)` and `(x + 1, y)`.
     pub const fn horizontal(x: u8, y: u8) -> Wall {
         Wall {
             x,
@@ -81,6 +93,7 @@ impl Wall {
             orientation: Orientation::Horizontal,
         }
     }
+    /// A vertical wall right of cells `(x, y)` and `(x, y + 1)`.
     pub const fn vertical(x: u8, y: u8) -> Wall {
         Wall {
             x,
@@ -97,9 +110,11 @@ impl fmt::Display for Wall {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One turn: move the pawn or place a wall.
 pub enum Action {
     /// Move the pawn to this cell (the destination, also for jumps and side-steps).
     Move(Cell),
+    /// Place this wall (the player must have one left).
     Wall(Wall),
 }
 
@@ -107,12 +122,16 @@ pub enum Action {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
+    /// A pawn reached its goal edge.
     Goal,
+    /// The tick count reached `max_ticks`.
     TickLimit,
+    /// Fewer than two players are left on the board.
     LastPlayerLeft,
 }
 
 impl EndReason {
+    /// The reason as replays and outcomes write it (`goal`, `tick_limit`, `last_player_left`).
     pub fn as_str(self) -> &'static str {
         match self {
             EndReason::Goal => "goal",
@@ -131,7 +150,9 @@ pub struct Settings {
     pub board: u8,
     /// Walls each player holds at the start, by player id.
     pub walls: Vec<u8>,
+    /// Id of the player who moves first, `0..players`.
     pub start_player: u8,
+    /// The tick limit (at least 1): the match ends when the tick count reaches it.
     pub max_ticks: u32,
     /// Starting cell of each pawn, by player id.
     pub pawns: Vec<Cell>,
@@ -139,6 +160,7 @@ pub struct Settings {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid Quoridor settings: {0}")]
+/// Why a [`Settings`] or a position given to [`Quoridor::from_position`] was refused.
 pub struct SettingsError(pub String);
 
 fn settings_error(text: impl Into<String>) -> SettingsError {
@@ -221,6 +243,8 @@ impl Settings {
         self
     }
 
+    /// Checks the players and board size, the per-player lists, the start player, the tick
+    /// limit and the starting cells.
     pub fn validate(&self) -> Result<(), SettingsError> {
         check_shape(self.players, self.board)?;
         let n = self.players as usize;
@@ -410,6 +434,7 @@ impl<const N: usize> Open<N> {
 }
 
 impl Quoridor {
+    /// The start position of a match with these settings (checked first).
     pub fn new(settings: Settings) -> Result<Quoridor, SettingsError> {
         settings.validate()?;
         let n = settings.players as usize;
@@ -534,9 +559,11 @@ impl Quoridor {
         Ok(q)
     }
 
+    /// The settings the match was created with.
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
+    /// The side of the board in cells.
     pub fn board_size(&self) -> u8 {
         self.m
     }
@@ -549,6 +576,7 @@ impl Quoridor {
         let cell = self.pawns[player];
         (cell != NO_PAWN).then_some(cell)
     }
+    /// Walls `player` can still place.
     pub fn walls_left(&self, player: PlayerId) -> u8 {
         self.walls_left[player]
     }
@@ -575,6 +603,7 @@ impl Quoridor {
     pub fn wall_count(&self) -> usize {
         self.history_len as usize
     }
+    /// Whether `player` was eliminated (its pawn has left the board).
     pub fn is_eliminated(&self, player: PlayerId) -> bool {
         self.pawns[player] == NO_PAWN
     }
@@ -620,6 +649,7 @@ impl Quoridor {
         }
         Ok(())
     }
+    /// Why the match ended; `None` while it goes on.
     pub fn end_reason(&self) -> Option<EndReason> {
         self.end
     }
