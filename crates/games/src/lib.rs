@@ -340,30 +340,6 @@ pub trait Wire: Recorded {
     ) -> FaultAction<Self::Action>;
 }
 
-/// Who plays a match and where it stands in a session: what a game is built with besides its
-/// own settings.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Seating {
-    /// The players' names in seat order, as the seats are named; empty: the game names them
-    /// itself (`player_<seat>`).
-    pub names: Vec<String>,
-    /// The match's number in its session (Labyrinth's `ID`); `None` when not in one.
-    pub match_id: Option<u64>,
-    /// Whether the match is one of a server's session, which writes its own after-game
-    /// messages, or stands alone.
-    pub session: SessionMode,
-}
-
-impl Seating {
-    /// A match standing alone between players of these names.
-    pub fn named(names: Vec<String>) -> Seating {
-        Seating {
-            names,
-            ..Seating::default()
-        }
-    }
-}
-
 /// Whether a match stands alone or is one of a server's session of games.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SessionMode {

@@ -17,7 +17,7 @@ use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use serde::{Deserialize, Serialize};
 
-use crate::LobbyError;
+use crate::GameServerError;
 
 /// The teams allowed to log in, each with the argon2 hash (PHC string) of its password.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -41,22 +41,23 @@ pub fn valid_team(name: &str) -> bool {
 
 impl Accounts {
     /// Reads an accounts file; a missing file is an error (a server with no teams is a typo).
-    pub fn load(path: &Path) -> Result<Accounts, LobbyError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LobbyError::Io {
+    pub fn load(path: &Path) -> Result<Accounts, GameServerError> {
+        let text = std::fs::read_to_string(path).map_err(|source| GameServerError::Io {
             what: format!("reading {}", path.display()),
             source,
         })?;
-        let accounts: Accounts = toml::from_str(&text)
-            .map_err(|e| LobbyError::Accounts(format!("{}: {}", path.display(), e.message())))?;
+        let accounts: Accounts = toml::from_str(&text).map_err(|e| {
+            GameServerError::Accounts(format!("{}: {}", path.display(), e.message()))
+        })?;
         for (team, account) in &accounts.teams {
             if !valid_team(team) {
-                return Err(LobbyError::Accounts(format!(
+                return Err(GameServerError::Accounts(format!(
                     "{}: `{team}` is not a team name ([a-z0-9_], 1 to 32 characters)",
                     path.display()
                 )));
             }
             if PasswordHash::new(&account.password).is_err() {
-                return Err(LobbyError::Accounts(format!(
+                return Err(GameServerError::Accounts(format!(
                     "{}: the password of `{team}` is not an argon2 hash (add teams with \
                      `arbiter accounts add`)",
                     path.display()
@@ -82,28 +83,28 @@ impl Accounts {
     }
 
     /// Sets `team`'s password (adding the team), storing only its hash.
-    pub fn set_password(&mut self, team: &str, password: &str) -> Result<(), LobbyError> {
+    pub fn set_password(&mut self, team: &str, password: &str) -> Result<(), GameServerError> {
         if !valid_team(team) {
-            return Err(LobbyError::Accounts(format!(
+            return Err(GameServerError::Accounts(format!(
                 "`{team}` is not a team name ([a-z0-9_], 1 to 32 characters)"
             )));
         }
         if password.is_empty() {
-            return Err(LobbyError::Accounts("the password is empty".into()));
+            return Err(GameServerError::Accounts("the password is empty".into()));
         }
         if password
             .chars()
             .any(|c| c.is_whitespace() || c.is_control())
         {
             // A password travels as one word of the LOGIN line.
-            return Err(LobbyError::Accounts(
+            return Err(GameServerError::Accounts(
                 "a password cannot hold blanks or control characters".into(),
             ));
         }
         let salt = SaltString::generate(&mut OsRng);
         let hash = Argon2::default()
             .hash_password(password.as_bytes(), &salt)
-            .map_err(|e| LobbyError::Accounts(format!("hashing the password: {e}")))?
+            .map_err(|e| GameServerError::Accounts(format!("hashing the password: {e}")))?
             .to_string();
         self.teams
             .insert(team.to_owned(), Account { password: hash });
@@ -111,10 +112,10 @@ impl Accounts {
     }
 
     /// Writes the file through a temporary one, so a crash never leaves half a file.
-    pub fn save(&self, path: &Path) -> Result<(), LobbyError> {
-        let text = toml::to_string(self).map_err(|e| LobbyError::Accounts(e.to_string()))?;
+    pub fn save(&self, path: &Path) -> Result<(), GameServerError> {
+        let text = toml::to_string(self).map_err(|e| GameServerError::Accounts(e.to_string()))?;
         let tmp = path.with_extension("toml.tmp");
-        let io = |what: String| move |source| LobbyError::Io { what, source };
+        let io = |what: String| move |source| GameServerError::Io { what, source };
         std::fs::write(&tmp, text).map_err(io(format!("writing {}", tmp.display())))?;
         std::fs::rename(&tmp, path).map_err(io(format!("writing {}", path.display())))?;
         Ok(())

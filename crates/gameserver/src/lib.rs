@@ -25,7 +25,7 @@ pub use server::{GameSetup, ServerConfig, Summary, serve, standings};
 
 /// What can stop the game server.
 #[derive(Debug, thiserror::Error)]
-pub enum LobbyError {
+pub enum GameServerError {
     /// The accounts file or a team name or password in it is invalid.
     #[error("accounts: {0}")]
     Accounts(String),
@@ -80,10 +80,10 @@ pub fn run<G: arbiter_catalog::CatalogGame>(
     mut config: ServerConfig,
     settings: G::Settings,
     latencies: std::sync::Arc<Latencies>,
-) -> Result<Summary, LobbyError> {
+) -> Result<Summary, GameServerError> {
     let io = |what: &str| {
         let what = what.to_owned();
-        move |source| LobbyError::Io { what, source }
+        move |source| GameServerError::Io { what, source }
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -112,11 +112,11 @@ pub fn run<G: arbiter_catalog::CatalogGame>(
 }
 
 /// The standings kept in `db` for the server of `game`.
-pub fn stored_standings(db: &str, game: &str) -> Result<Vec<(String, f64, f64)>, LobbyError> {
+pub fn stored_standings(db: &str, game: &str) -> Result<Vec<(String, f64, f64)>, GameServerError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|source| LobbyError::Io {
+        .map_err(|source| GameServerError::Io {
             what: "starting the runtime".into(),
             source,
         })?;

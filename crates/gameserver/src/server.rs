@@ -163,7 +163,7 @@ pub async fn serve<G: CatalogGame>(
     config: ServerConfig,
     settings: G::Settings,
     latencies: Arc<Latencies>,
-) -> Result<Summary, crate::LobbyError> {
+) -> Result<Summary, crate::GameServerError> {
     let totals = store.totals().await?;
     let mode = config.mode();
     let rounds = store.rounds_played(mode).await?;
@@ -203,7 +203,7 @@ pub async fn serve<G: CatalogGame>(
                 }
             },
             done = &mut scheduler => {
-                let games = done.map_err(|e| crate::LobbyError::Internal(e.to_string()))??;
+                let games = done.map_err(|e| crate::GameServerError::Internal(e.to_string()))??;
                 let _ = tokio::time::timeout(FLUSH_AT_END, shared.writers.drained()).await;
                 let lobby = shared.lobby.lock().unwrap();
                 return Ok(Summary { games, standings: standings(&lobby.totals) });
@@ -414,7 +414,7 @@ fn idle_count<G: CatalogGame>(shared: &Shared<G>) -> usize {
 }
 
 /// Plays rounds of games until the session is over; the number of games played.
-async fn schedule<G: CatalogGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::LobbyError> {
+async fn schedule<G: CatalogGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::GameServerError> {
     let config = &shared.config;
     let mode = config.mode();
     let mut round = shared.store.next_round().await?;

@@ -237,19 +237,6 @@ impl Setup {
         setup.level_number = number;
         setup
     }
-
-    /// The same setup with the players named as `seating` says (if it names them), and its
-    /// match id and session mode.
-    pub fn seated(mut self, seating: &crate::Seating) -> Setup {
-        if !seating.names.is_empty() {
-            self.names = seating.names.clone();
-        }
-        if let Some(id) = seating.match_id {
-            self.game_id = id;
-        }
-        self.session = seating.session;
-        self
-    }
 }
 
 /// A setup that is not a playable match: what was wrong, and the setup handed back.
