@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arbiter_catalog::{
-    Catalog, CatalogGame, MatchPlan, RobotSeeds, SeatPlan, Start, TimeLimits, Visit, play_to_replay,
+    Catalog, CatalogGame, MatchPlan, RobotSeeds, SandboxFlags, SeatPlan, Start, TimeLimits, Visit,
+    play_to_replay,
 };
 use arbiter_games::quoridor::Quoridor;
 use arbiter_referee::{MatchConfig, MatchReport, SeatSpec};
@@ -47,6 +48,8 @@ pub struct PlayCommon {
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sandbox: SandboxFlags,
 }
 
 pub fn run<C: Catalog>(args: PlayArgs) -> Result<()> {
@@ -78,6 +81,7 @@ impl Visit for PlayGame {
             seed.get_or_insert(config.seed);
         }
         let seats = parse_bots(&args.bots)?;
+        let sandbox = args.sandbox.policy().open()?;
         let report = play_to_replay::<G>(MatchPlan {
             start: Start::Settings(&settings),
             seats: seats.into_iter().map(SeatPlan::Spec).collect(),
@@ -85,6 +89,7 @@ impl Visit for PlayGame {
             config,
             robot_seeds: RobotSeeds::Spread,
             replay: args.replay.as_deref(),
+            sandbox: sandbox.as_ref(),
         })?;
         print_report(G::NAME, &report, &args);
         Ok(())
@@ -139,7 +144,14 @@ fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) {
             .bots
             .iter()
             .map(|b| {
-                serde_json::json!({"name": b.name, "errors": b.errors, "timeouts": b.timeouts, "crashed": b.crashed})
+                serde_json::json!({
+                    "name": b.name,
+                    "errors": b.errors,
+                    "timeouts": b.timeouts,
+                    "crashed": b.crashed,
+                    "killed_for": b.killed_for,
+                    "cpu_ms": b.cpu_ms,
+                })
             })
             .collect();
         let json = serde_json::json!({
@@ -185,7 +197,11 @@ fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) {
                 "  errors {}, timeouts {}{}",
                 bot.errors,
                 bot.timeouts,
-                if bot.crashed { ", crashed" } else { "" }
+                match (bot.crashed, bot.killed_for) {
+                    (_, Some(limit)) => format!(", killed for going over {}", limit.describe()),
+                    (true, None) => ", crashed".into(),
+                    (false, None) => String::new(),
+                }
             )
         };
         println!(
@@ -212,6 +228,7 @@ fn play_judge_config(path: &Path, score_path: &Path, args: &PlayCommon) -> Resul
             }))
         })
         .collect::<Result<Vec<_>>>()?;
+    let sandbox = args.sandbox.policy().open()?;
     let mut report = play_to_replay(MatchPlan {
         start: Start::Position(Quoridor::new(rules)?),
         seats,
@@ -219,6 +236,7 @@ fn play_judge_config(path: &Path, score_path: &Path, args: &PlayCommon) -> Resul
         config: args.match_config()?,
         robot_seeds: RobotSeeds::Spread,
         replay: args.replay.as_deref(),
+        sandbox: sandbox.as_ref(),
     })?;
     for (bot, judge_bot) in report.bots.iter_mut().zip(&judge.bots) {
         bot.name = judge_bot.name.clone();

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use arbiter_catalog::{Catalog, CatalogGame, TimeLimits, Visit};
+use arbiter_catalog::{Catalog, CatalogGame, SandboxFlags, TimeLimits, Visit};
 use arbiter_store::blocking::Store;
 use arbiter_store::{MatchRow, MatchState, Tournament};
 use arbiter_tournament::players::{self, Contestant};
@@ -85,6 +85,8 @@ pub struct RunArgs {
     attempts: u32,
     #[command(flatten)]
     time: TimeLimits,
+    #[command(flatten)]
+    sandbox: SandboxFlags,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -193,6 +195,7 @@ impl Visit for RunNew {
             jobs,
             settings: G::Settings::from_arg_matches(&matches)?,
             time: args.time,
+            sandbox: args.sandbox.policy(),
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;

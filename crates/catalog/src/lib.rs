@@ -36,6 +36,7 @@ pub mod labyrinth;
 mod play;
 pub mod puoribor;
 pub mod quoridor;
+mod sandbox_flags;
 mod time;
 
 use std::marker::PhantomData;
@@ -46,6 +47,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use play::{MatchPlan, PlayError, RobotSeeds, SeatPlan, Start, play_to_replay};
+pub use sandbox_flags::SandboxFlags;
 pub use time::TimeLimits;
 
 /// Every game this build of Arbiter plays, in the order help texts list them. Adding a game

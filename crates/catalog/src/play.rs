@@ -8,6 +8,7 @@ use arbiter_referee::{
     BuiltinSeat, MatchConfig, MatchReport, RefereeError, Seat, SeatError, SeatSpec, run_match,
 };
 use arbiter_replay::{ReplayError, ReplayWriter};
+use arbiter_sandbox::Sandbox;
 
 use crate::{CatalogGame, InvalidSettings, SessionGame, TableSetup, robot_list};
 
@@ -84,6 +85,8 @@ pub struct MatchPlan<'a, G: CatalogGame> {
     pub robot_seeds: RobotSeeds,
     /// Where the replay goes, if anywhere.
     pub replay: Option<&'a Path>,
+    /// The sandbox bot programs run in; `None` runs them with the caller's rights.
+    pub sandbox: Option<&'a Sandbox>,
 }
 
 /// Where a match starts.
@@ -169,6 +172,7 @@ pub fn play_to_replay<G: CatalogGame>(plan: MatchPlan<'_, G>) -> Result<MatchRep
         config,
         robot_seeds,
         replay,
+        sandbox,
     } = plan;
     let players = match &start {
         Start::Settings(settings) => G::seats(settings, seats.len()),
@@ -199,7 +203,7 @@ pub fn play_to_replay<G: CatalogGame>(plan: MatchPlan<'_, G>) -> Result<MatchRep
         Start::Settings(settings) => G::build(settings, &setup)?,
         Start::Position(game) => game,
     };
-    let seats = open_seats(seats, |seat| robot_seeds.seed(config.seed, seat))?;
+    let seats = open_seats(seats, sandbox, |seat| robot_seeds.seed(config.seed, seat))?;
     let mut writer = match replay {
         Some(path) => Some(
             ReplayWriter::create(path).map_err(|source| PlayError::Replay {
@@ -219,6 +223,7 @@ pub fn play_to_replay<G: CatalogGame>(plan: MatchPlan<'_, G>) -> Result<MatchRep
 /// Opens the seats in order; a program that cannot start closes those opened before it.
 fn open_seats<G: CatalogGame>(
     plans: Vec<SeatPlan<G>>,
+    sandbox: Option<&Sandbox>,
     robot_seed: impl Fn(usize) -> u64,
 ) -> Result<Vec<Box<dyn Seat<G>>>, PlayError> {
     let mut seats: Vec<Box<dyn Seat<G>>> = Vec::with_capacity(plans.len());
@@ -231,7 +236,7 @@ fn open_seats<G: CatalogGame>(
                 Box::new(BuiltinSeat::new(name, robot))
             }
             SeatPlan::Spec(spec) => {
-                spec.open(|name| G::robot(name, seed))
+                spec.open(sandbox, |name| G::robot(name, seed))
                     .map_err(|source| PlayError::CannotStart {
                         index,
                         who: describe(&spec),

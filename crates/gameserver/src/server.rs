@@ -622,6 +622,8 @@ fn play_game<G: CatalogGame>(
         // Robots at a table are seeded from the game id, as the server always seeded them.
         robot_seeds: RobotSeeds::Table,
         replay,
+        // Every seat is a client or a robot: the server starts no program.
+        sandbox: None,
     })
     .map_err(|e| e.chain())?;
     Ok((report.outcome.scores, report.outcome.reason))

@@ -62,4 +62,6 @@ pub enum SeatError {
     NotFound { program: String },
     #[error("cannot start `{program}`: {error}")]
     CannotStart { program: String, error: io::Error },
+    #[error("cannot start the bot: {0}")]
+    Sandbox(String),
 }

@@ -6,7 +6,8 @@
 //! until the deadline) and waits on the channel, so a turn costs no polling and no sleeping.
 //!
 //! The bot runs in a process group of its own, which the referee kills as a whole when the
-//! seat closes: a bot cannot leave a child behind, whatever it does.
+//! seat closes. In a sandbox ([`arbiter_sandbox`]) it also has a PID namespace and a cgroup of
+//! its own, so not even a child that left the group (`setsid`) outlives the seat.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
@@ -19,6 +20,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_games::{Protocol, Wire};
+use arbiter_sandbox::{Jail, Sandbox};
 
 use crate::seat::{
     Ask, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply, Seat, SeatKind,
@@ -66,38 +68,51 @@ pub struct ProcessSeat {
     stdout_closed: bool,
     down: Option<Down>,
     closed: Option<ExitInfo>,
+    /// The bot's sandbox, if it runs in one.
+    jail: Option<Jail>,
 }
 
 impl ProcessSeat {
-    /// Starts `argv` (no shell involved) in `dir`, or in the current directory. A relative
-    /// program path with a `/` in it is taken relative to `dir`.
+    /// Starts `argv` (no shell involved) in `dir`, or in the current directory, with all the
+    /// rights of the referee. A relative program path with a `/` in it is taken relative to
+    /// `dir`.
     pub fn spawn(
         name: impl Into<String>,
         argv: &[String],
         dir: Option<&Path>,
     ) -> Result<ProcessSeat, SeatError> {
-        let (program, args) = argv.split_first().ok_or(SeatError::EmptyCommand)?;
-        if program.is_empty() {
-            return Err(SeatError::EmptyCommand);
-        }
-        let mut path = PathBuf::from(program);
-        if let Some(dir) = dir
-            && path.is_relative()
-            && program.contains('/')
-        {
-            path = dir.join(path);
-        }
+        ProcessSeat::spawn_in(name, argv, dir, None)
+    }
+
+    /// Starts `argv` as [`ProcessSeat::spawn`] does, in a jail of `sandbox` when one is given.
+    pub fn spawn_in(
+        name: impl Into<String>,
+        argv: &[String],
+        dir: Option<&Path>,
+        sandbox: Option<&Sandbox>,
+    ) -> Result<ProcessSeat, SeatError> {
+        let program = match argv.first() {
+            Some(program) if !program.is_empty() => program,
+            _ => return Err(SeatError::EmptyCommand),
+        };
         become_subreaper();
-        let mut command = Command::new(&path);
+        let jail = match sandbox {
+            Some(sandbox) => Some(
+                sandbox
+                    .prepare(argv, dir)
+                    .map_err(|e| SeatError::Sandbox(e.to_string()))?,
+            ),
+            None => None,
+        };
+        let mut command = match &jail {
+            Some(jail) => jail.command(),
+            None => plain_command(argv, dir),
+        };
         command
-            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if let Some(dir) = dir {
-            command.current_dir(dir);
-        }
         let cannot_start = |source: io::Error| {
             if source.kind() == io::ErrorKind::NotFound {
                 match dir {
@@ -167,6 +182,7 @@ impl ProcessSeat {
             stdout_closed: false,
             down: None,
             closed: None,
+            jail,
         })
     }
 
@@ -199,23 +215,65 @@ impl ProcessSeat {
         while self.exited.is_none() {
             let wait = deadline.saturating_duration_since(Instant::now());
             match self.events.recv_timeout(wait) {
-                Ok(Event::Exited(exit)) => self.exited = Some(exit),
+                Ok(Event::Exited(exit)) => self.exited = Some(self.as_bot_exit(exit)),
                 Ok(_) => {}
                 Err(_) => break,
             }
         }
         let killed = self.exited.is_none();
-        // Always, even after a clean exit: the bot may have left children in its group.
-        // SAFETY: plain syscalls; the group is ours, and its leader is not reaped yet, so its id
-        // cannot have been reused.
-        unsafe { libc::killpg(self.pid, libc::SIGKILL) };
-        let status = reap(self.pid);
+        self.kill();
+        let status = reap(self.pid).map(|exit| self.as_bot_exit(exit));
         let mut exit = self.exited.clone().or(status).unwrap_or_default();
         exit.killed = killed;
         reap_group(self.pid);
         self.log.wait_done(LOG_SETTLE);
         self.closed = Some(exit.clone());
         exit
+    }
+
+    /// Kills the bot's process group, and in a sandbox every process of the bot.
+    fn kill(&self) {
+        // Always, even after a clean exit: the bot may have left children in its group.
+        // SAFETY: plain syscalls; the group is ours, and its leader is not reaped yet, so its id
+        // cannot have been reused.
+        unsafe { libc::killpg(self.pid, libc::SIGKILL) };
+        if let Some(jail) = &self.jail {
+            jail.kill_all();
+        }
+    }
+
+    /// The exit of the bot as seen through its sandbox: bubblewrap exits with 128 + the signal
+    /// that ended the bot, and the limit it ran into, if any, is the reason.
+    fn as_bot_exit(&self, mut exit: ExitInfo) -> ExitInfo {
+        let Some(jail) = &self.jail else {
+            return exit;
+        };
+        if let Some(code) = exit.code.filter(|code| (129..=128 + 64).contains(code)) {
+            exit = ExitInfo::signal(code - 128);
+        }
+        exit.killed_for = jail.limit_hit();
+        exit
+    }
+
+    /// Ends a bot that ran into a limit of its sandbox (a fork bomb that still answers, a
+    /// child killed for memory): the bot is down, killed for that limit.
+    fn enforce_limits(
+        &mut self,
+        protocol: &Protocol,
+        discarded: &mut Vec<Discarded>,
+    ) -> Option<Down> {
+        if self.down.is_some() || self.jail.as_ref()?.limit_hit().is_none() {
+            return None;
+        }
+        self.kill();
+        self.settle(protocol, discarded);
+        let exit = self
+            .exited
+            .clone()
+            .unwrap_or_else(|| self.as_bot_exit(ExitInfo::signal(libc::SIGKILL)));
+        let down = Down::Exited { exit };
+        self.down = Some(down.clone());
+        Some(down)
     }
 
     /// Waits until the log reader has taken in what the bot had written to stderr by now: a
@@ -246,7 +304,7 @@ impl ProcessSeat {
         match event {
             Event::Lines(batch) => return self.sorter.push_all(protocol, batch, discarded),
             Event::StdoutClosed => self.stdout_closed = true,
-            Event::Exited(exit) => self.exited = Some(exit),
+            Event::Exited(exit) => self.exited = Some(self.as_bot_exit(exit)),
         }
         None
     }
@@ -338,38 +396,15 @@ impl ProcessSeat {
     }
 }
 
-impl<G: Wire> Seat<G> for ProcessSeat {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn kind(&self) -> SeatKind {
-        SeatKind::Process
-    }
-
-    fn command(&self) -> Option<&str> {
-        Some(&self.command)
-    }
-
-    fn send(&mut self, text: &str) -> Result<(), Down> {
-        if let Some(down) = &self.down {
-            return Err(down.clone());
-        }
-        self.pending.extend_from_slice(text.as_bytes());
-        match self.flush_pending(None) {
-            Ok(_) => Ok(()),
-            Err(e) => Err(self.down_after_write_error(&G::PROTOCOL, e, &mut Vec::new())),
-        }
-    }
-
-    fn request(
+impl ProcessSeat {
+    /// Sends `message` and waits until `deadline` for the answer ([`Seat::request`]).
+    fn exchange(
         &mut self,
-        _ask: Ask<'_, G>,
+        protocol: &Protocol,
         message: &str,
         deadline: Instant,
         discarded: &mut Vec<Discarded>,
     ) -> Reply {
-        let protocol = &G::PROTOCOL;
         // Bounded: a bot flooding its stdout refills the channel as fast as it is emptied.
         for _ in 0..=CHANNEL_BATCHES {
             match self.events.try_recv() {
@@ -422,7 +457,7 @@ impl<G: Wire> Seat<G> for ProcessSeat {
                     break;
                 }
                 Ok(Event::Exited(exit)) => {
-                    self.exited = Some(exit);
+                    self.exited = Some(self.as_bot_exit(exit));
                     // Its last words may still be in the pipe.
                     if let Some(answer) = self.settle(protocol, discarded) {
                         return Reply::Answer(answer);
@@ -439,6 +474,55 @@ impl<G: Wire> Seat<G> for ProcessSeat {
             self.check_down(protocol, discarded)
                 .expect("the bot is gone"),
         )
+    }
+}
+
+impl<G: Wire> Seat<G> for ProcessSeat {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind(&self) -> SeatKind {
+        SeatKind::Process
+    }
+
+    fn command(&self) -> Option<&str> {
+        Some(&self.command)
+    }
+
+    fn send(&mut self, text: &str) -> Result<(), Down> {
+        if let Some(down) = &self.down {
+            return Err(down.clone());
+        }
+        self.pending.extend_from_slice(text.as_bytes());
+        match self.flush_pending(None) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.down_after_write_error(&G::PROTOCOL, e, &mut Vec::new())),
+        }
+    }
+
+    fn request(
+        &mut self,
+        _ask: Ask<'_, G>,
+        message: &str,
+        deadline: Instant,
+        discarded: &mut Vec<Discarded>,
+    ) -> Reply {
+        let protocol = &G::PROTOCOL;
+        if let Some(down) = self.enforce_limits(protocol, discarded) {
+            return Reply::Down(down);
+        }
+        match self.exchange(protocol, message, deadline, discarded) {
+            // A bot silent because it is busy forking or allocating is down for that limit.
+            Reply::Timeout => self
+                .enforce_limits(protocol, discarded)
+                .map_or(Reply::Timeout, Reply::Down),
+            reply => reply,
+        }
+    }
+
+    fn cpu_time(&self) -> Option<Duration> {
+        self.jail.as_ref()?.cpu_time()
     }
 
     fn take_log(&mut self) -> String {
@@ -479,6 +563,23 @@ fn spawn_thread(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<()>
 /// Makes this process adopt the orphans of its descendants, so that the children a bot leaves
 /// behind are reaped by the referee when it kills the bot's group, not left as zombies under an
 /// init that may not reap them.
+/// The bot's command as given, run with the referee's rights in `dir`.
+fn plain_command(argv: &[String], dir: Option<&Path>) -> Command {
+    let mut path = PathBuf::from(&argv[0]);
+    if let Some(dir) = dir
+        && path.is_relative()
+        && argv[0].contains('/')
+    {
+        path = dir.join(path);
+    }
+    let mut command = Command::new(&path);
+    command.args(&argv[1..]);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    command
+}
+
 fn become_subreaper() {
     #[cfg(target_os = "linux")]
     {

@@ -9,6 +9,7 @@ use arbiter_replay::{
     BotSummary, BotTick, Event, Header, MatchResult, Message, Player, Record, ReplayError,
     ReplayWriter, Tick, TickAction,
 };
+use arbiter_sandbox::Limit;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -80,8 +81,13 @@ pub struct BotReport {
     pub crashed: bool,
     /// Wall-clock time the bot spent on its answers.
     pub time_ms: f64,
+    /// CPU time the bot's processes used while it answered, where it is measured (a bot in a
+    /// sandbox).
+    pub cpu_ms: Option<f64>,
     /// How the seat ended.
     pub exit: ExitInfo,
+    /// The sandbox limit that ended the bot: `"memory"`, `"processes"`, or none.
+    pub killed_for: Option<Limit>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -181,7 +187,9 @@ impl<'a, G: Wire> Referee<'a, G> {
                     timeouts: 0,
                     crashed: false,
                     time_ms: 0.0,
+                    cpu_ms: None,
                     exit: ExitInfo::default(),
+                    killed_for: None,
                 },
                 seat,
                 status: Status::Playing,
@@ -398,6 +406,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         };
         state.requests += 1;
         self.discarded.clear();
+        let cpu_before = state.seat.cpu_time();
         let sent_at = Instant::now();
         let ask = match ack {
             Some(ack) => Ask::Ack(ack),
@@ -413,6 +422,12 @@ impl<'a, G: Wire> Referee<'a, G> {
         let elapsed = replied_at.saturating_duration_since(sent_at);
         let state = &mut self.seats[p];
         state.report.time_ms += millis(elapsed);
+        let cpu = cpu_before
+            .zip(state.seat.cpu_time())
+            .map(|(before, after)| millis(after.saturating_sub(before)));
+        if let Some(cpu) = cpu {
+            *state.report.cpu_ms.get_or_insert(0.0) += cpu;
+        }
         // A bank at zero is a timeout, even if the answer squeezed through the channel.
         state.bank = match reply {
             Reply::Timeout => Duration::ZERO,
@@ -421,6 +436,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         let timed_out = state.bank.is_zero();
         if self.recording() {
             self.record_request(p, sent_at, elapsed, &reply);
+            self.seats[p].tick.cpu_ms = cpu;
         }
         match reply {
             Reply::Answer(_) | Reply::Timeout if timed_out => {
@@ -625,6 +641,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         let state = &mut self.seats[p];
         if !state.closed {
             state.report.exit = state.seat.close(deadline);
+            state.report.killed_for = state.report.exit.killed_for;
             state.closed = true;
         }
     }

@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Instant;
 
 use arbiter_games::Wire;
+use arbiter_sandbox::Limit;
 use serde::Serialize;
 
 pub use arbiter_replay::PlayerKind as SeatKind;
@@ -43,6 +44,12 @@ pub trait Seat<G: Wire>: Send {
 
     /// What the bot wrote to its log (stderr) since the last call, capped (see [`LOG_CAP`]).
     fn take_log(&mut self) -> String;
+
+    /// CPU time all the bot's processes have used so far, where it is measured (bots in a
+    /// sandbox); the referee takes the difference over each turn.
+    fn cpu_time(&self) -> Option<std::time::Duration> {
+        None
+    }
 
     /// Ends the connection: lets the bot exit on its own until `deadline`, then kills whatever
     /// is left of it. Idempotent: later calls return the same information.
@@ -142,6 +149,9 @@ pub struct ExitInfo {
     pub signal: Option<i32>,
     /// The referee had to kill the process (it had not exited by the end of the grace period).
     pub killed: bool,
+    /// The sandbox limit the bot ran into, which ended it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub killed_for: Option<Limit>,
 }
 
 impl ExitInfo {
@@ -164,6 +174,9 @@ impl ExitInfo {
 
 impl fmt::Display for ExitInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(limit) = self.killed_for {
+            return write!(f, "was killed for going over {}", limit.describe());
+        }
         match (self.killed, self.code, self.signal) {
             (true, _, _) => write!(f, "did not exit in time and was killed"),
             (false, Some(code), _) => write!(f, "exited with code {code}"),

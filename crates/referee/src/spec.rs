@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use arbiter_games::{Robot, Wire};
+use arbiter_sandbox::Sandbox;
 
 use crate::SeatError;
 use crate::builtin::BuiltinSeat;
@@ -69,20 +70,24 @@ impl SeatSpec {
         }
     }
 
-    /// Starts the program of a folder or command seat.
-    pub fn spawn(&self) -> Result<ProcessSeat, SeatError> {
+    /// Starts the program of a folder or command seat, in a jail of `sandbox` if one is given.
+    pub fn spawn(&self, sandbox: Option<&Sandbox>) -> Result<ProcessSeat, SeatError> {
         match self {
             SeatSpec::Builtin { name } => Err(SeatError::NotAProcess { name: name.clone() }),
             SeatSpec::Folder {
                 dir, alias, argv, ..
-            } => ProcessSeat::spawn(alias.clone(), argv, Some(dir)),
-            SeatSpec::Command { argv, .. } => ProcessSeat::spawn(self.name(), argv, None),
+            } => ProcessSeat::spawn_in(alias.clone(), argv, Some(dir), sandbox),
+            SeatSpec::Command { argv, .. } => {
+                ProcessSeat::spawn_in(self.name(), argv, None, sandbox)
+            }
         }
     }
 
-    /// Opens the seat: starts the program, or asks `robots` for the named robot.
+    /// Opens the seat: starts the program (in a jail of `sandbox` if one is given), or asks
+    /// `robots` for the named robot.
     pub fn open<G: Wire>(
         &self,
+        sandbox: Option<&Sandbox>,
         robots: impl FnOnce(&str) -> Option<Box<dyn Robot<G>>>,
     ) -> Result<Box<dyn Seat<G>>, SeatError> {
         match self {
@@ -90,7 +95,7 @@ impl SeatSpec {
                 Some(robot) => Ok(Box::new(BuiltinSeat::new(name.clone(), robot))),
                 None => Err(SeatError::UnknownRobot { name: name.clone() }),
             },
-            _ => Ok(Box::new(self.spawn()?)),
+            _ => Ok(Box::new(self.spawn(sandbox)?)),
         }
     }
 }

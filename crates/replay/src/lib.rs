@@ -229,6 +229,10 @@ pub struct BotTick {
     pub offline: bool,
     /// Wall-clock time the bot took to answer, for the player on turn.
     pub time_ms: Option<f64>,
+    /// CPU time the bot's processes used while it answered, where it is measured (a bot in a
+    /// sandbox).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
     /// Time bank left after the tick.
     pub bank_ms: f64,
 }
@@ -593,7 +597,8 @@ pub fn read_replay(path: impl AsRef<Path>) -> Result<Replay, ReplayError> {
 
 /// Things holding wall-clock times, which differ between two runs of the same match.
 pub trait StripTiming {
-    /// Zeroes every `at_ms`, `time_ms` and `bank_ms`, so two runs can be compared.
+    /// Zeroes every `at_ms`, `time_ms` and `bank_ms` and drops `cpu_ms`, so two runs can be
+    /// compared.
     fn strip_timing(&mut self);
 }
 
@@ -609,6 +614,8 @@ impl StripTiming for BotTick {
             message.at_ms = 0.0;
         }
         self.time_ms = self.time_ms.map(|_| 0.0);
+        // Measured only in a sandbox: a run with one and a run without compare equal.
+        self.cpu_ms = None;
         self.bank_ms = 0.0;
     }
 }

@@ -8,6 +8,7 @@ use arbiter_catalog::{
     TimeLimits, play_to_replay,
 };
 use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
+use arbiter_sandbox::Sandbox;
 
 use crate::pool::{Arena, PlayFailure};
 
@@ -16,12 +17,17 @@ pub struct GameArena<G: CatalogGame> {
     settings: G::Settings,
     players: usize,
     config: MatchConfig,
+    sandbox: Option<Sandbox>,
 }
 
 impl<G: CatalogGame> GameArena<G> {
-    /// The arena of `settings` under the time limits `time`; settings that make no game are
-    /// refused here, before any match.
-    pub fn new(settings: G::Settings, time: &TimeLimits) -> Result<Self, InvalidSettings> {
+    /// The arena of `settings` under the time limits `time`, its bot programs in `sandbox`
+    /// when one is given; settings that make no game are refused here, before any match.
+    pub fn new(
+        settings: G::Settings,
+        time: &TimeLimits,
+        sandbox: Option<Sandbox>,
+    ) -> Result<Self, InvalidSettings> {
         let players = G::seats(&settings, 0);
         G::build(&settings, &TableSetup::numbered(players))?;
         Ok(GameArena {
@@ -31,6 +37,7 @@ impl<G: CatalogGame> GameArena<G> {
                 time: time.time_control()?,
                 ..MatchConfig::default()
             },
+            sandbox,
         })
     }
 
@@ -79,6 +86,7 @@ impl<G: CatalogGame> Arena for GameArena<G> {
             // As `arbiter play` seeds them: a tournament match replays with `arbiter play`.
             robot_seeds: RobotSeeds::Spread,
             replay: Some(replay),
+            sandbox: self.sandbox.as_ref(),
         })
         .map_err(classify)
     }

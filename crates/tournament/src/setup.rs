@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use arbiter_catalog::{CatalogGame, TimeLimits, robot_list};
+use arbiter_sandbox::SandboxPolicy;
 use serde::{Deserialize, Serialize};
 
 use crate::TournamentError;
@@ -43,6 +44,8 @@ pub struct NewTournament<S> {
     pub settings: S,
     /// The time limits.
     pub time: TimeLimits,
+    /// Whether and how bot programs are sandboxed.
+    pub sandbox: SandboxPolicy,
 }
 
 /// The settings a tournament is stored with, typed: the game's settings under `flags` (the
@@ -66,6 +69,10 @@ pub struct StoredSettings<S> {
     /// Tries of a match that fails because of Arbiter or the machine.
     #[serde(default = "default_attempts")]
     pub attempts: u32,
+    /// Whether and how bot programs are sandboxed (tournaments stored before there was a
+    /// sandbox resume in one where the machine allows it).
+    #[serde(default)]
+    pub sandbox: SandboxPolicy,
 }
 
 fn default_attempts() -> u32 {
@@ -96,7 +103,8 @@ pub fn run_options(t: &Tournament, jobs: usize) -> Result<RunOptions, Tournament
 /// The arena of a stored tournament of game `G`, as it was created.
 pub fn stored_arena<G: CatalogGame>(t: &Tournament) -> Result<GameArena<G>, TournamentError> {
     let stored = StoredSettings::<G::Settings>::of(t)?;
-    GameArena::new(stored.flags, &stored.time).map_err(|e| setup(e.to_string()))
+    let sandbox = stored.sandbox.open().map_err(|e| setup(e.to_string()))?;
+    GameArena::new(stored.flags, &stored.time, sandbox).map_err(|e| setup(e.to_string()))
 }
 
 /// What happens while a tournament is set up, for the caller to tell.
@@ -133,8 +141,9 @@ pub fn create<G: CatalogGame>(
     if let Some(seed) = G::board_seed(&mut new.settings) {
         seed.get_or_insert(new.seed);
     }
-    let arena =
-        GameArena::<G>::new(new.settings.clone(), &new.time).map_err(|e| setup(e.to_string()))?;
+    let sandbox = new.sandbox.open().map_err(|e| setup(e.to_string()))?;
+    let arena = GameArena::<G>::new(new.settings.clone(), &new.time, sandbox)
+        .map_err(|e| setup(e.to_string()))?;
     let per_match = arena.players_per_match();
     let mut players = gather_players::<G>(new.dir.as_deref(), &new.add)?;
     for p in players.iter().filter(|p| p.status == Status::Invalid) {
@@ -167,6 +176,7 @@ pub fn create<G: CatalogGame>(
         challenger: challenger.clone(),
         keep_failing: new.keep_failing,
         attempts: new.attempts,
+        sandbox: new.sandbox,
     };
     let mut t = Tournament {
         id,

@@ -1,0 +1,58 @@
+//! The sandbox flags of every command that starts bot programs (`play`, `tournament run`).
+
+use std::path::PathBuf;
+
+use arbiter_sandbox::{Limits, SandboxConfig, SandboxPolicy};
+
+/// Whether and how bot programs are confined (see docs/sandbox.md).
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxFlags {
+    /// Refuse to start when bot programs cannot be sandboxed on this machine (by default
+    /// Arbiter then warns once and runs them without a sandbox).
+    #[arg(long, conflicts_with = "no_sandbox")]
+    pub sandbox: bool,
+    /// Run bot programs with all your rights, no sandbox: only for programs you trust.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Memory of each bot, all its processes together, in MiB [default: 1024].
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
+    pub memory_mb: Option<u64>,
+    /// Processes and threads of each bot together [default: 128].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub max_processes: Option<u32>,
+    /// Largest file a bot may write, in MiB [default: 64].
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub file_size_mb: Option<u64>,
+    /// Open files per bot process [default: 256].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=65536))]
+    pub open_files: Option<u32>,
+    /// One more path every bot may read (a toolchain outside the system folders); repeatable.
+    #[arg(long = "sandbox-ro", value_name = "PATH")]
+    pub read_only: Vec<PathBuf>,
+}
+
+impl SandboxFlags {
+    /// The policy these flags choose.
+    pub fn policy(&self) -> SandboxPolicy {
+        let defaults = Limits::default();
+        let config = SandboxConfig {
+            limits: Limits {
+                memory_mb: self.memory_mb.unwrap_or(defaults.memory_mb),
+                max_processes: self.max_processes.unwrap_or(defaults.max_processes),
+                file_size_mb: self.file_size_mb.unwrap_or(defaults.file_size_mb),
+                open_files: self.open_files.unwrap_or(defaults.open_files),
+            },
+            read_only: self.read_only.iter().map(absolute).collect(),
+        };
+        match (self.no_sandbox, self.sandbox) {
+            (true, _) => SandboxPolicy::Off,
+            (false, true) => SandboxPolicy::Required(config),
+            (false, false) => SandboxPolicy::Preferred(config),
+        }
+    }
+}
+
+/// `--sandbox-ro` taken from the current folder, as the user meant it.
+fn absolute(path: &PathBuf) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.clone())
+}

@@ -1,0 +1,364 @@
+//! A cgroup per bot: its memory and process limits, its CPU time, every process it started.
+//!
+//! Both layouts are supported: cgroup v1 (one hierarchy per controller: `memory`, `pids`,
+//! `cpuacct`) and the unified cgroup v2. A bot's cgroup is made under Arbiter's own cgroup, so
+//! the limits of the organiser's session still hold above it.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::{Limit, Limits, SandboxError};
+
+/// Where bots' cgroups are made.
+#[derive(Debug)]
+pub(crate) enum Cgroups {
+    /// One folder per controller: Arbiter's own cgroup in each.
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        cpuacct: Option<PathBuf>,
+    },
+    /// Arbiter's cgroup in the unified hierarchy, with memory and pids enabled for children.
+    V2 { parent: PathBuf },
+}
+
+impl Cgroups {
+    /// Finds the writable controllers, or says why there are none.
+    pub(crate) fn find() -> Result<Cgroups, String> {
+        let mountinfo = read_small("/proc/self/mountinfo")?;
+        let membership = read_small("/proc/self/cgroup")?;
+        let own = |controller: &str| own_v1_folder(&mountinfo, &membership, controller);
+        let found = match (own("memory"), own("pids")) {
+            (Some(memory), Some(pids)) => Cgroups::V1 {
+                memory,
+                pids,
+                cpuacct: own("cpuacct"),
+            },
+            _ => Cgroups::V2 {
+                parent: v2_parent(&mountinfo, &membership)?,
+            },
+        };
+        found.probe()?;
+        Ok(found)
+    }
+
+    /// Makes and removes a cgroup, to learn now rather than at the first match that we cannot.
+    fn probe(&self) -> Result<(), String> {
+        let name = format!("arbiter-probe-{}", std::process::id());
+        for parent in self.parents() {
+            let dir = parent.join(&name);
+            fs::create_dir(&dir)
+                .map_err(|e| format!("cannot make a cgroup in {}: {e}", parent.display()))?;
+            let _ = fs::remove_dir(&dir);
+        }
+        Ok(())
+    }
+
+    fn parents(&self) -> Vec<&Path> {
+        match self {
+            Cgroups::V1 {
+                memory,
+                pids,
+                cpuacct,
+            } => [Some(memory), Some(pids), cpuacct.as_ref()]
+                .into_iter()
+                .flatten()
+                .map(PathBuf::as_path)
+                .collect(),
+            Cgroups::V2 { parent } => vec![parent],
+        }
+    }
+
+    /// Makes the cgroup of one bot, with `limits` set.
+    pub(crate) fn make(&self, n: u32, limits: &Limits) -> Result<BotCgroup, SandboxError> {
+        let name = format!("arbiter-{}-{n}", std::process::id());
+        let mut bot = BotCgroup {
+            dirs: Vec::new(),
+            procs: Vec::new(),
+            memory_events: None,
+            pids_events: None,
+            cpu: None,
+            v2: matches!(self, Cgroups::V2 { .. }),
+        };
+        for parent in self.parents() {
+            let dir = parent.join(&name);
+            fs::create_dir(&dir).map_err(SandboxError::io("making cgroup", &dir))?;
+            bot.procs.push(open_write(&dir.join("cgroup.procs"))?);
+            bot.dirs.push(dir);
+        }
+        let memory = limits.memory_mb << 20;
+        match self {
+            Cgroups::V1 { .. } => {
+                let [memory_dir, pids_dir, ..] = &bot.dirs[..] else {
+                    unreachable!("v1 has the memory and pids folders")
+                };
+                write(&memory_dir.join("memory.limit_in_bytes"), memory)?;
+                // Swap accounting is often off; where it is on, swap must not extend the limit.
+                let _ = write(&memory_dir.join("memory.memsw.limit_in_bytes"), memory);
+                write(&pids_dir.join("pids.max"), limits.max_processes)?;
+                bot.memory_events = Some(open_read(&memory_dir.join("memory.oom_control"))?);
+                bot.pids_events = Some(open_read(&pids_dir.join("pids.events"))?);
+                bot.cpu = bot
+                    .dirs
+                    .get(2)
+                    .and_then(|d| File::open(d.join("cpuacct.usage")).ok());
+            }
+            Cgroups::V2 { .. } => {
+                let dir = &bot.dirs[0];
+                write(&dir.join("memory.max"), memory)?;
+                let _ = write(&dir.join("memory.swap.max"), 0);
+                write(&dir.join("pids.max"), limits.max_processes)?;
+                bot.memory_events = Some(open_read(&dir.join("memory.events"))?);
+                bot.pids_events = Some(open_read(&dir.join("pids.events"))?);
+                bot.cpu = File::open(dir.join("cpu.stat")).ok();
+            }
+        }
+        Ok(bot)
+    }
+}
+
+/// One bot's cgroup. Dropping it kills what is left in it and removes it.
+#[derive(Debug)]
+pub(crate) struct BotCgroup {
+    dirs: Vec<PathBuf>,
+    /// `cgroup.procs` of each folder, opened before the bot starts: the child joins by writing
+    /// to them between fork and exec, where nothing may be allocated.
+    procs: Vec<File>,
+    memory_events: Option<File>,
+    pids_events: Option<File>,
+    cpu: Option<File>,
+    v2: bool,
+}
+
+impl BotCgroup {
+    /// Descriptors the starting child writes `0` (itself) to.
+    pub(crate) fn join_fds(&self) -> Vec<RawFd> {
+        self.procs.iter().map(AsRawFd::as_raw_fd).collect()
+    }
+
+    /// The limit the bot ran into, if it did.
+    pub(crate) fn limit_hit(&self) -> Option<Limit> {
+        let count = |file: &Option<File>, key: &str| {
+            file.as_ref()
+                .and_then(|f| read_at_start(f).ok())
+                .and_then(|text| keyed_value(&text, key))
+                .unwrap_or(0)
+        };
+        if count(&self.memory_events, "oom_kill") > 0 {
+            Some(Limit::Memory)
+        } else if count(&self.pids_events, "max") > 0 {
+            Some(Limit::Processes)
+        } else {
+            None
+        }
+    }
+
+    /// CPU time used by all the bot's processes so far.
+    pub(crate) fn cpu_time(&self) -> Option<Duration> {
+        let text = read_at_start(self.cpu.as_ref()?).ok()?;
+        if self.v2 {
+            keyed_value(&text, "usage_usec").map(Duration::from_micros)
+        } else {
+            text.trim().parse().ok().map(Duration::from_nanos)
+        }
+    }
+
+    /// Kills every process in the cgroup and waits (up to a limit) until none is left.
+    pub(crate) fn kill_all(&self) {
+        let Some(dir) = self.dirs.last() else { return };
+        if self.v2 {
+            let _ = fs::write(dir.join("cgroup.kill"), "1");
+        }
+        let give_up = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < give_up {
+            let Ok(pids) = fs::read_to_string(dir.join("cgroup.procs")) else {
+                return;
+            };
+            let pids: Vec<i32> = pids.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            if pids.is_empty() {
+                return;
+            }
+            for pid in pids {
+                // SAFETY: kill with a pid read from the bot's own cgroup.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+impl Drop for BotCgroup {
+    fn drop(&mut self) {
+        self.kill_all();
+        for dir in &self.dirs {
+            // A killed process leaves its cgroup a moment after it is gone from cgroup.procs.
+            let give_up = Instant::now() + Duration::from_secs(1);
+            while fs::remove_dir(dir).is_err() && dir.exists() && Instant::now() < give_up {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+/// `key N` on a line of `text` (the format of the cgroup event and stat files).
+fn keyed_value(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
+}
+
+fn read_at_start(file: &File) -> io::Result<String> {
+    let mut buf = [0u8; 1024];
+    let n = file.read_at(&mut buf, 0)?;
+    Ok(String::from_utf8_lossy(&buf[..n]).into_owned())
+}
+
+fn read_small(path: &str) -> Result<String, String> {
+    fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+fn open_write(path: &Path) -> Result<File, SandboxError> {
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(SandboxError::io("opening", path))
+}
+
+fn open_read(path: &Path) -> Result<File, SandboxError> {
+    File::open(path).map_err(SandboxError::io("opening", path))
+}
+
+fn write(path: &Path, value: impl ToString) -> Result<(), SandboxError> {
+    fs::write(path, value.to_string()).map_err(SandboxError::io("writing", path))
+}
+
+/// A mount of `/proc/self/mountinfo`: where it is, what part of its hierarchy it shows, its
+/// type and its options.
+struct Mount<'a> {
+    point: &'a str,
+    root: &'a str,
+    fstype: &'a str,
+    options: &'a str,
+}
+
+fn mounts(mountinfo: &str) -> impl Iterator<Item = Mount<'_>> {
+    mountinfo.lines().filter_map(|line| {
+        let (before, after) = line.split_once(" - ")?;
+        let fields: Vec<&str> = before.split(' ').collect();
+        let mut after = after.split(' ');
+        Some(Mount {
+            root: fields.get(3)?,
+            point: fields.get(4)?,
+            fstype: after.next()?,
+            options: after.nth(1)?,
+        })
+    })
+}
+
+/// Arbiter's own folder in the v1 hierarchy of `controller`, if it is mounted.
+fn own_v1_folder(mountinfo: &str, membership: &str, controller: &str) -> Option<PathBuf> {
+    let mount = mounts(mountinfo)
+        .find(|m| m.fstype == "cgroup" && m.options.split(',').any(|o| o == controller))?;
+    let path = membership.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        controllers
+            .split(',')
+            .any(|c| c == controller)
+            .then_some(path)
+    })?;
+    Some(under_mount(&mount, path))
+}
+
+/// Arbiter's own cgroup v2 folder, with the memory and pids controllers enabled for its
+/// children; enabling them there first moves Arbiter into a leaf of its own, as cgroup v2 has
+/// no processes in a cgroup whose children have controllers.
+fn v2_parent(mountinfo: &str, membership: &str) -> Result<PathBuf, String> {
+    let none = "neither cgroup v1 memory and pids controllers nor cgroup v2 are mounted";
+    let mount = mounts(mountinfo)
+        .find(|m| m.fstype == "cgroup2")
+        .ok_or(none)?;
+    let path = membership
+        .lines()
+        .find_map(|line| line.strip_prefix("0::"))
+        .ok_or(none)?;
+    let own = under_mount(&mount, path);
+    let has_both = |file: &str| {
+        fs::read_to_string(own.join(file)).is_ok_and(|text| {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            words.contains(&"memory") && words.contains(&"pids")
+        })
+    };
+    if !has_both("cgroup.controllers") {
+        return Err(format!(
+            "the memory and pids controllers are not available in cgroup {}",
+            own.display()
+        ));
+    }
+    if has_both("cgroup.subtree_control") {
+        return Ok(own);
+    }
+    let leaf = own.join(format!("arbiter-referee-{}", std::process::id()));
+    let enable = || -> io::Result<()> {
+        fs::create_dir_all(&leaf)?;
+        fs::write(leaf.join("cgroup.procs"), "0")?;
+        fs::write(own.join("cgroup.subtree_control"), "+memory +pids")
+    };
+    enable().map_err(|e| {
+        format!(
+            "cannot enable the memory and pids controllers in cgroup {}: {e} \
+             (run Arbiter in a cgroup delegated to it, e.g. `systemd-run --scope -p Delegate=yes`)",
+            own.display()
+        )
+    })?;
+    Ok(own)
+}
+
+/// The folder of cgroup `path` (as `/proc/self/cgroup` names it) under `mount`.
+fn under_mount(mount: &Mount<'_>, path: &str) -> PathBuf {
+    let inside = path.strip_prefix(mount.root).unwrap_or(path);
+    Path::new(mount.point).join(inside.trim_start_matches('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOUNTINFO: &str = "\
+35 30 0:30 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory
+36 30 0:31 / /sys/fs/cgroup/pids rw,nosuid - cgroup cgroup rw,pids
+37 30 0:32 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw
+38 30 0:33 /docker/abc /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct";
+
+    #[test]
+    fn v1_folders_are_found_under_their_mounts() {
+        let membership = "4:memory:/process_api/62f\n8:pids:/\n2:cpu,cpuacct:/docker/abc/x\n0::/";
+        assert_eq!(
+            own_v1_folder(MOUNTINFO, membership, "memory"),
+            Some(PathBuf::from("/sys/fs/cgroup/memory/process_api/62f"))
+        );
+        assert_eq!(
+            own_v1_folder(MOUNTINFO, membership, "pids"),
+            Some(PathBuf::from("/sys/fs/cgroup/pids"))
+        );
+        // A mount showing part of its hierarchy: the path is taken relative to that part.
+        assert_eq!(
+            own_v1_folder(MOUNTINFO, membership, "cpuacct"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpu,cpuacct/x"))
+        );
+        assert_eq!(own_v1_folder(MOUNTINFO, membership, "freezer"), None);
+    }
+
+    #[test]
+    fn event_files_are_read_by_key() {
+        let events = "low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n";
+        assert_eq!(keyed_value(events, "oom_kill"), Some(2));
+        assert_eq!(keyed_value(events, "max"), Some(3));
+        assert_eq!(keyed_value(events, "oom_group_kill"), None);
+    }
+}

@@ -1,0 +1,250 @@
+//! What a bot sees of the filesystem, as bubblewrap arguments.
+//!
+//! The system's folders read-only; the folder of a toolchain installed elsewhere (pyenv, sdkman,
+//! a program given by its path) read-only; the files a bare command line names read-only; the
+//! bot's scratch folder writable, at the path of its player folder (or of the current folder),
+//! so paths in its command line mean what they meant outside; a private `/tmp`, `/proc` of its
+//! own processes, a minimal `/dev`. Nothing else exists for it.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Folders every program needs, shown read-only where they exist.
+const SYSTEM: &[&str] = &["/usr", "/etc", "/opt"];
+/// Top-level folders that are links into `/usr` on merged systems, folders elsewhere.
+const SYSTEM_LINKS: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/// The namespaces and process settings of every jail.
+pub(crate) const ISOLATION: &[&str] = &[
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--die-with-parent",
+    "--new-session",
+];
+
+/// Runs bubblewrap once with the jails' namespaces, to learn whether the kernel allows them.
+pub(crate) fn check_bwrap(bwrap: &Path, root: bool) -> Result<(), String> {
+    let mut args: Vec<String> = ISOLATION.iter().map(|s| s.to_string()).collect();
+    args.extend(system_args());
+    if !root {
+        args.push("--unshare-user".into());
+    }
+    args.push("true".into());
+    let output = Command::new(bwrap)
+        .args(&args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", bwrap.display()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "bubblewrap cannot build the namespaces here ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr).trim()
+    ))
+}
+
+/// Arguments showing the system's folders read-only, with `/proc`, `/dev` and no `/tmp` yet.
+pub(crate) fn system_args() -> Vec<String> {
+    let mut args = Vec::new();
+    for dir in SYSTEM.iter().filter(|d| Path::new(d).is_dir()) {
+        args.extend(["--ro-bind".into(), dir.to_string(), dir.to_string()]);
+    }
+    for link in SYSTEM_LINKS {
+        let path = Path::new(link);
+        if let Ok(target) = path.read_link() {
+            let target = target.to_string_lossy().into_owned();
+            args.extend(["--symlink".into(), target, link.to_string()]);
+        } else if path.is_dir() {
+            args.extend(["--ro-bind".into(), link.to_string(), link.to_string()]);
+        }
+    }
+    args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
+    args
+}
+
+/// Whether `path` is inside one of the system's folders, which every jail shows already.
+fn in_system(path: &Path) -> bool {
+    SYSTEM
+        .iter()
+        .chain(SYSTEM_LINKS)
+        .any(|dir| path.starts_with(dir))
+}
+
+/// What a bot's command needs to see read-only besides the system: for a program found on
+/// `PATH` outside the system (a pyenv shim), the toolchain's folder; for each existing file
+/// the command line names, its folder, or the file alone when its folder is the working
+/// folder or holds it (so the organiser's project never shows through a `bot.py` in it).
+pub(crate) fn exposed(argv: &[String], cwd: &Path, own_folder: Option<&Path>) -> Vec<PathBuf> {
+    let mut paths = BTreeSet::new();
+    if let Some(program) = argv.first() {
+        if !program.contains('/') {
+            for found in on_path(program) {
+                paths.extend(toolchain_folder(&found));
+            }
+        }
+    }
+    for arg in argv {
+        let path = cwd.join(arg);
+        let Ok(canonical) = path.canonicalize() else {
+            continue;
+        };
+        for path in [path, canonical] {
+            if in_system(&path) || own_folder.is_some_and(|own| path.starts_with(own)) {
+                continue;
+            }
+            let folder = path.parent().filter(|_| path.is_file()).unwrap_or(&path);
+            if cwd.starts_with(folder) {
+                if path.is_file() {
+                    paths.insert(path.clone());
+                }
+            } else {
+                paths.insert(folder.to_path_buf());
+            }
+        }
+    }
+    paths.into_iter().collect()
+}
+
+/// Every place `program` is found on `PATH`, and where its links lead.
+fn on_path(program: &str) -> Vec<PathBuf> {
+    let found = std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(program))
+        .find(|path| path.is_file());
+    found
+        .into_iter()
+        .flat_map(|path| {
+            let canonical = path.canonicalize().ok();
+            [Some(path), canonical]
+        })
+        .flatten()
+        .collect()
+}
+
+/// The folder of the toolchain `program` belongs to: the folder above its `bin` or `shims`
+/// folder (`~/.pyenv` for `~/.pyenv/shims/python3`), else its own folder; nothing for a
+/// program of the system, or when that folder would be a home or the root.
+fn toolchain_folder(program: &Path) -> Option<PathBuf> {
+    if in_system(program) {
+        return None;
+    }
+    let folder = program.parent()?;
+    let named = |name: &str| folder.file_name().is_some_and(|f| f == name);
+    let top = match named("bin") || named("shims") || named("sbin") {
+        true => folder.parent()?,
+        false => folder,
+    };
+    // `/`, `/root`, `/home/x`: too wide to show.
+    let depth = top
+        .components()
+        .filter(|c| matches!(c, Component::Normal(_)))
+        .count();
+    let is_home = std::env::var_os("HOME").is_some_and(|home| top == Path::new(&home));
+    (depth >= 2 && !is_home).then(|| top.to_path_buf())
+}
+
+/// One mount of a jail.
+pub(crate) enum Mount {
+    /// `from` shown at `at`, writable or not.
+    Bind {
+        from: PathBuf,
+        at: PathBuf,
+        writable: bool,
+    },
+    /// A folder made on the way to a mount, open to the bot's user (bubblewrap would make it
+    /// readable by root alone, and the bot could not reach what is mounted inside).
+    Folder(PathBuf),
+}
+
+impl Mount {
+    fn at(&self) -> &Path {
+        match self {
+            Mount::Bind { at, .. } | Mount::Folder(at) => at,
+        }
+    }
+}
+
+/// Mount arguments, parents before children: bubblewrap applies them in order, and a folder
+/// mounted after one inside it would hide it. Every folder on the way to a mount is made
+/// first, reachable by the bot.
+pub(crate) fn ordered(binds: Vec<Mount>) -> Vec<String> {
+    let targets: BTreeSet<PathBuf> = binds.iter().map(|m| m.at().to_path_buf()).collect();
+    let folders: BTreeSet<PathBuf> = targets
+        .iter()
+        .flat_map(|at| at.ancestors().skip(1))
+        .filter(|a| a.parent().is_some() && !targets.contains(*a) && !in_system(a))
+        .map(Path::to_path_buf)
+        .collect();
+    let mut mounts: Vec<Mount> = folders.into_iter().map(Mount::Folder).collect();
+    mounts.extend(binds);
+    mounts.sort_by_key(|m| m.at().components().count());
+    let text = |p: &Path| p.to_string_lossy().into_owned();
+    mounts
+        .into_iter()
+        .flat_map(|mount| match mount {
+            Mount::Bind { from, at, writable } => {
+                let kind = if writable { "--bind" } else { "--ro-bind" };
+                vec![kind.to_string(), text(&from), text(&at)]
+            }
+            Mount::Folder(at) => vec!["--perms".into(), "0755".into(), "--dir".into(), text(&at)],
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_toolchain_is_shown_from_above_its_bin_folder() {
+        assert_eq!(
+            toolchain_folder(Path::new("/opt2/.pyenv/shims/python3")),
+            Some(PathBuf::from("/opt2/.pyenv"))
+        );
+        assert_eq!(
+            toolchain_folder(Path::new("/srv/tools/java17/bin/java")),
+            Some(PathBuf::from("/srv/tools/java17"))
+        );
+        assert_eq!(toolchain_folder(Path::new("/usr/bin/python3")), None);
+        // Never a whole top-level folder.
+        assert_eq!(toolchain_folder(Path::new("/srv/bin/x")), None);
+    }
+
+    #[test]
+    fn a_script_in_the_working_folder_is_shown_alone() {
+        let dir = std::env::temp_dir().join(format!("arbiter-mounts-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("bots")).unwrap();
+        std::fs::write(dir.join("bot.py"), "").unwrap();
+        std::fs::write(dir.join("bots/x.py"), "").unwrap();
+        let argv = ["python3", "bot.py", "bots/x.py", "--seed", "3"].map(String::from);
+        let shown = exposed(&argv, &dir, None);
+        assert!(shown.contains(&dir.join("bot.py")), "{shown:?}");
+        assert!(shown.contains(&dir.join("bots")), "{shown:?}");
+        assert!(!shown.contains(&dir), "{shown:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn parents_are_mounted_before_children() {
+        let bind = |from: &str, at: &str, writable| Mount::Bind {
+            from: from.into(),
+            at: at.into(),
+            writable,
+        };
+        let args = ordered(vec![
+            bind("/a/b/c", "/a/b/c", false),
+            bind("/scratch", "/a", true),
+        ]);
+        assert_eq!(args[..3], ["--bind", "/scratch", "/a"]);
+        // The folder between them is made, open to the bot, after /a and before /a/b/c.
+        assert_eq!(args[3..7], ["--perms", "0755", "--dir", "/a/b"]);
+        assert_eq!(args[7..], ["--ro-bind", "/a/b/c", "/a/b/c"]);
+    }
+}
