@@ -51,6 +51,9 @@ fn strip(line: &str) -> String {
     // How long the bot on turn thought. Whether a seat was timed at all (null when it was not
     // on turn) is behaviour, so only the number goes.
     let line = edit_number(&line, "time_ms", Some("\"measured\""));
+    // The CPU time of the turn, measured where the bot runs in a sandbox: a replay played in
+    // one and a replay played without one are the same match.
+    let line = edit_number(&line, "cpu_ms", None);
     // What a process wrote to stderr during the tick. The referee reads stderr on a thread of
     // its own and waits a bounded time (tens of milliseconds) for it at the end of a tick, so
     // on a busy machine a line can land in a later tick. What each seat wrote, in order, is
@@ -498,7 +501,7 @@ fn labyrinth_4p_tcp() {
 
 #[test]
 fn stripping_takes_out_the_times_and_the_logs_and_keeps_the_rest() {
-    let line = r#"{"bots":[{"received":[{"at_ms":0.07,"text":"\"at_ms\":1"}],"log":"a \"q\" b\\","time_ms":1.5e-3,"bank_ms":29.99},{"log":"","time_ms":null,"bank_ms":1000.0}]}"#;
+    let line = r#"{"bots":[{"received":[{"at_ms":0.07,"text":"\"at_ms\":1"}],"log":"a \"q\" b\\","time_ms":1.5e-3,"cpu_ms":0.25,"bank_ms":29.99},{"log":"","time_ms":null,"bank_ms":1000.0}]}"#;
     assert_eq!(
         strip(line),
         r#"{"bots":[{"received":[{"text":"\"at_ms\":1"}],"log":"","time_ms":"measured"},{"log":"","time_ms":null}]}"#

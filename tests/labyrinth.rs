@@ -140,6 +140,8 @@ fn garbage_is_no_push_and_the_match_goes_on() {
         "builtin:random",
         "--seed",
         "1",
+        // The bot writes its transcript outside its folder, which a sandbox forbids.
+        "--no-sandbox",
     ]);
     assert_eq!(result["bots"][0]["errors"], 2, "{result}");
     assert_eq!(result["bots"][0]["crashed"], false, "{result}");
@@ -164,6 +166,7 @@ fn a_late_reply_is_timeout_and_the_match_goes_on() {
         "300",
         "--seed",
         "1",
+        "--no-sandbox",
     ]);
     // Its second turn may be late too, as it wakes after that block was sent; the first one is.
     assert!(

@@ -98,9 +98,12 @@ impl ProcessSeat {
         become_subreaper();
         let jail = match sandbox {
             Some(sandbox) => Some(
-                sandbox
-                    .prepare(argv, dir)
-                    .map_err(|e| SeatError::Sandbox(e.to_string()))?,
+                // Inside the jail a missing program is only an exit status: tell it here.
+                find_program(program, dir).and_then(|_| {
+                    sandbox
+                        .prepare(argv, dir)
+                        .map_err(|e| SeatError::Sandbox(e.to_string()))
+                })?,
             ),
             None => None,
         };
@@ -578,6 +581,39 @@ fn plain_command(argv: &[String], dir: Option<&Path>) -> Command {
         command.current_dir(dir);
     }
     command
+}
+
+/// Where `program` is, as `exec` would find it: a path (taken relative to `dir` when it has
+/// a `/`) or a name on `PATH`.
+fn find_program(program: &str, dir: Option<&Path>) -> Result<PathBuf, SeatError> {
+    use std::os::unix::fs::PermissionsExt;
+    let candidates: Vec<PathBuf> = if program.contains('/') {
+        vec![dir.unwrap_or(Path::new(".")).join(program)]
+    } else {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            .map(|d| d.join(program))
+            .collect()
+    };
+    let not_found = || SeatError::NotFound {
+        program: program.to_owned(),
+    };
+    let found = candidates
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(not_found)?;
+    let mode = found
+        .metadata()
+        .map_err(|_| not_found())?
+        .permissions()
+        .mode();
+    if mode & 0o111 == 0 {
+        return Err(SeatError::CannotStart {
+            program: program.to_owned(),
+            error: io::Error::from(io::ErrorKind::PermissionDenied),
+        });
+    }
+    Ok(found)
 }
 
 fn become_subreaper() {

@@ -207,13 +207,17 @@ mod tests {
     #[test]
     fn a_missing_program_is_a_clear_error() {
         let spec = SeatSpec::parse("/no/such/program --fast").unwrap();
-        let err = spec.spawn().err().unwrap();
+        let err = spec.spawn(None).err().unwrap();
         assert!(matches!(err, SeatError::NotFound { .. }), "{err:?}");
         assert_eq!(
             err.to_string(),
             "cannot start `/no/such/program`: program not found"
         );
-        let err = SeatSpec::parse("builtin:x").unwrap().spawn().err().unwrap();
+        let err = SeatSpec::parse("builtin:x")
+            .unwrap()
+            .spawn(None)
+            .err()
+            .unwrap();
         assert!(matches!(err, SeatError::NotAProcess { .. }));
     }
 
@@ -224,7 +228,7 @@ mod tests {
         std::fs::write(&script, "#!/bin/sh\n").unwrap();
         let err = SeatSpec::parse(script.to_str().unwrap())
             .unwrap()
-            .spawn()
+            .spawn(None)
             .err()
             .unwrap();
         let message = err.to_string();

@@ -458,7 +458,7 @@ fn a_player_folder_runs_its_command_inside_the_folder() {
     let spec = SeatSpec::parse(dir.to_str().unwrap()).unwrap();
     assert_eq!(spec.name(), "Walky");
     let (report, replay) = play(
-        vec![spec.spawn().unwrap(), walker(&[])],
+        vec![spec.spawn(None).unwrap(), walker(&[])],
         &config(),
         "folder",
     );

@@ -40,10 +40,11 @@ fn bot_tick() -> impl Strategy<Value = BotTick> {
         "(.|\n){0,30}",
         any::<bool>(),
         prop::option::of(finite()),
+        prop::option::of(finite()),
         finite(),
     )
         .prop_map(
-            |(received, sent, error, notes, log, offline, time_ms, bank_ms)| BotTick {
+            |(received, sent, error, notes, log, offline, time_ms, cpu_ms, bank_ms)| BotTick {
                 received,
                 sent,
                 error,
@@ -51,6 +52,7 @@ fn bot_tick() -> impl Strategy<Value = BotTick> {
                 log,
                 offline,
                 time_ms,
+                cpu_ms,
                 bank_ms,
             },
         )
@@ -141,6 +143,7 @@ fn sample_replay() -> Replay {
         log: log.into(),
         offline: false,
         time_ms: Some(1.25),
+        cpu_ms: None,
         bank_ms: 1028.75,
     };
     Replay {

@@ -495,7 +495,7 @@ mod tests {
             let game = Quoridor::new(Settings::standard(2, 5).unwrap()).unwrap();
             let seats: Vec<Box<dyn Seat<Quoridor>>> = seats
                 .iter()
-                .map(|s| s.open(|name| Quoridor::robot(name, seed)).unwrap())
+                .map(|s| s.open(None, |name| Quoridor::robot(name, seed)).unwrap())
                 .collect();
             let mut writer = ReplayWriter::create(replay).unwrap();
             let config = MatchConfig {

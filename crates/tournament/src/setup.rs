@@ -389,6 +389,8 @@ mod tests {
         assert_eq!(quoridor.flags.max_ticks, Some(40));
         assert_eq!(quoridor.time.time_per_reply_ms, Some(500));
         assert_eq!(quoridor.attempts, 2);
+        // Stored before there was a sandbox: resumed in one where the machine allows it.
+        assert_eq!(quoridor.sandbox, SandboxPolicy::default());
         let domino = StoredSettings::<arbiter_catalog::domino::DominoSettings>::of(&old("domino"));
         let domino = domino.unwrap().flags;
         assert_eq!(domino.board_seed, Some(12));
@@ -411,6 +413,13 @@ mod tests {
             challenger: Some("a".into()),
             keep_failing: true,
             attempts: 3,
+            sandbox: SandboxPolicy::Required(arbiter_sandbox::SandboxConfig {
+                limits: arbiter_sandbox::Limits {
+                    memory_mb: 300,
+                    ..Default::default()
+                },
+                read_only: vec!["/opt/jdk".into()],
+            }),
         };
         let mut t = old("labyrinth");
         t.settings = serde_json::to_value(&stored).unwrap();

@@ -40,6 +40,7 @@ fn bot(error: Option<&str>, log: &str, offline: bool) -> BotTick {
         log: log.into(),
         offline,
         time_ms: Some(1.5),
+        cpu_ms: None,
         bank_ms: 990.0,
     }
 }
