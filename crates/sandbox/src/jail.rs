@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::cgroup::BotCgroup;
-use crate::mounts::{ISOLATION, Mount, exposed, ordered, system_args};
+use crate::mounts::{Author, ISOLATION, Mount, exposed, ordered, system_args};
 use crate::{Limit, Sandbox, SandboxError};
 
 /// A player folder larger than this is refused rather than copied for every match.
@@ -64,7 +64,11 @@ impl Jail {
             at: cwd.clone(),
             writable: true,
         }];
-        let shown = exposed(argv, &cwd, dir.map(|_| cwd.as_path()));
+        let author = match dir {
+            Some(_) => Author::Player,
+            None => Author::Organiser,
+        };
+        let shown = exposed(argv, &cwd, author);
         let extra = sandbox.config.read_only.iter().cloned();
         mounts.extend(shown.into_iter().chain(extra).map(|p| Mount::Bind {
             from: p.clone(),

@@ -76,11 +76,22 @@ fn in_system(path: &Path) -> bool {
         .any(|dir| path.starts_with(dir))
 }
 
+/// Who wrote a bot's command line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Author {
+    /// The player, in the `info.txt` of a player folder.
+    Player,
+    /// The organiser, on Arbiter's command line.
+    Organiser,
+}
+
 /// What a bot's command needs to see read-only besides the system: for a program found on
-/// `PATH` outside the system (a pyenv shim), the toolchain's folder; for each existing file
-/// the command line names, its folder, or the file alone when its folder is the working
-/// folder or holds it (so the organiser's project never shows through a `bot.py` in it).
-pub(crate) fn exposed(argv: &[String], cwd: &Path, own_folder: Option<&Path>) -> Vec<PathBuf> {
+/// `PATH` outside the system (a pyenv shim), the toolchain's folder. For a command line the
+/// organiser typed (no player folder), also each existing file it names: its folder, or the
+/// file alone when its folder is the working folder or holds it (so the organiser's project
+/// never shows through a `bot.py` in it). The command line of a player folder was written by
+/// the player, so the files it names show nothing: it could name anything.
+pub(crate) fn exposed(argv: &[String], cwd: &Path, author: Author) -> Vec<PathBuf> {
     let mut paths = BTreeSet::new();
     if let Some(program) = argv.first() {
         if !program.contains('/') {
@@ -89,13 +100,16 @@ pub(crate) fn exposed(argv: &[String], cwd: &Path, own_folder: Option<&Path>) ->
             }
         }
     }
+    if author == Author::Player {
+        return paths.into_iter().collect();
+    }
     for arg in argv {
         let path = cwd.join(arg);
         let Ok(canonical) = path.canonicalize() else {
             continue;
         };
         for path in [path, canonical] {
-            if in_system(&path) || own_folder.is_some_and(|own| path.starts_with(own)) {
+            if in_system(&path) {
                 continue;
             }
             let folder = path.parent().filter(|_| path.is_file()).unwrap_or(&path);
@@ -224,7 +238,7 @@ mod tests {
         std::fs::write(dir.join("bot.py"), "").unwrap();
         std::fs::write(dir.join("bots/x.py"), "").unwrap();
         let argv = ["python3", "bot.py", "bots/x.py", "--seed", "3"].map(String::from);
-        let shown = exposed(&argv, &dir, None);
+        let shown = exposed(&argv, &dir, Author::Organiser);
         assert!(shown.contains(&dir.join("bot.py")), "{shown:?}");
         assert!(shown.contains(&dir.join("bots")), "{shown:?}");
         assert!(!shown.contains(&dir), "{shown:?}");
