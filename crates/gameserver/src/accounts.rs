@@ -321,14 +321,21 @@ mod tests {
         assert!(!valid_team(&"a".repeat(33)));
     }
 
-    #[test]
-    fn a_saved_password_verifies_and_is_not_in_the_file() {
-        let dir = std::env::temp_dir().join(format!("arbiter-accounts-{}", std::process::id()));
+    /// Alice's account saved in a fresh folder named after `name`: the folder, the file and
+    /// the accounts.
+    fn saved_alice(name: &str) -> (PathBuf, PathBuf, Accounts) {
+        let dir = std::env::temp_dir().join(format!("arbiter-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("teams.toml");
         let mut accounts = Accounts::default();
         accounts.set_password("alice", "secret").unwrap();
         accounts.save(&path).unwrap();
+        (dir, path, accounts)
+    }
+
+    #[test]
+    fn a_saved_password_verifies_and_is_not_in_the_file() {
+        let (_, path, _) = saved_alice("accounts");
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("secret"), "{text}");
         assert!(text.contains("$argon2id$"), "{text}");
@@ -341,13 +348,7 @@ mod tests {
 
     #[test]
     fn live_accounts_see_a_team_added_to_the_file_and_keep_the_last_good_ones() {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-live-accounts-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("teams.toml");
-        let mut accounts = Accounts::default();
-        accounts.set_password("alice", "secret").unwrap();
-        accounts.save(&path).unwrap();
+        let (dir, path, mut accounts) = saved_alice("live-accounts");
         let live = LiveAccounts::new(Accounts::load(&path).unwrap(), Some(path.clone()));
         assert!(!live.current().0.verify("bob", "pw"));
 
@@ -397,14 +398,8 @@ mod tests {
 
     #[test]
     fn the_file_is_written_for_its_owner_only_and_keeps_its_mode() {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-accounts-mode-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("teams.toml");
+        let (dir, path, accounts) = saved_alice("accounts-mode");
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        let mut accounts = Accounts::default();
-        accounts.set_password("alice", "secret").unwrap();
-        accounts.save(&path).unwrap();
         assert_eq!(mode(&path), 0o600);
         assert_eq!(loose_permissions(&path), None);
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
