@@ -137,6 +137,9 @@ pub fn accounts(args: AccountsArgs) -> Result<()> {
     };
     accounts.set_password(&team, &password)?;
     accounts.save(&file)?;
+    if let Some(warning) = arbiter_gameserver::accounts::permissions_warning(&file) {
+        eprintln!("{warning}");
+    }
     if print {
         println!("{team} {password}");
     }
@@ -204,6 +207,9 @@ fn robot<G: CatalogGame>(asked: Option<&str>) -> Result<String> {
 fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<()> {
     let path = args.accounts.as_ref().expect("clap requires --accounts");
     let accounts = Accounts::load(path)?;
+    if let Some(warning) = arbiter_gameserver::accounts::permissions_warning(path) {
+        eprintln!("{warning}");
+    }
     if accounts.is_empty() {
         bail!(
             "{}: no teams (add some with `arbiter accounts add`)",

@@ -37,17 +37,22 @@ impl Server {
     }
 
     fn start_game(dir: &Path, game: &str, args: &[&str]) -> Server {
+        let on = ["--port", "0", "--host", "127.0.0.1"];
+        Server::start_on(dir, game, &on, args)
+    }
+
+    /// A server listening on every address of both IPv4 and IPv6: clients on 127.0.0.1 and
+    /// on ::1 come from two different addresses.
+    fn start_dual_stack(dir: &Path, args: &[&str]) -> Server {
+        Server::start_on(dir, "labyrinth", &["--listen", "[::]:0"], args)
+    }
+
+    fn start_on(dir: &Path, game: &str, on: &[&str], args: &[&str]) -> Server {
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
         let mut child = arbiter()
-            .args([
-                "server",
-                game,
-                "--port",
-                "0",
-                "--host",
-                "127.0.0.1",
-                "--accounts",
-            ])
+            .args(["server", game])
+            .args(on)
+            .arg("--accounts")
             .arg(dir.join("teams.toml"))
             .arg("--db")
             .arg(dir.join("server.db"))
@@ -1258,4 +1263,183 @@ fn a_team_added_while_the_server_runs_can_log_in() {
     assert!(login(&mut zed, "zed", "pw").starts_with("MESSAGE OK\n"));
     let mut alice = server.connect();
     assert!(login(&mut alice, "alice", "secret").starts_with("MESSAGE OK\n"));
+}
+
+/// A client of the server from ::1, whereas [`Server::connect`] comes from 127.0.0.1.
+fn connect_v6(server: &Server) -> TcpStream {
+    let stream = TcpStream::connect(("::1", server.port)).expect("IPv6 on the loopback");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    stream
+}
+
+/// A line of /proc/PID/status in kB, e.g. `VmHWM`.
+fn status_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in {status}"))
+}
+
+/// How many sockets this process may open besides what it has: the soft limit of open files
+/// (read from /proc, no system call), minus a margin for the other tests.
+fn spare_descriptors() -> usize {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3)?.parse::<usize>().ok())
+        .map_or(500, |soft| soft.saturating_sub(300).max(100))
+}
+
+/// Sends a bad login on each of `count` connections, all open at once (as many as the
+/// descriptors allow), then reads every answer.
+fn flood_of_bad_logins(server: &Server, count: usize) -> Vec<String> {
+    let mut answers = Vec::with_capacity(count);
+    let wave = spare_descriptors().min(count);
+    while answers.len() < count {
+        let open: Vec<TcpStream> = (0..wave.min(count - answers.len()))
+            .map(|_| {
+                let mut s = server.connect();
+                s.write_all(b"LOGIN alice guess\n.\n").unwrap();
+                s
+            })
+            .collect();
+        answers.extend(open.into_iter().map(|mut s| read_to_end(&mut s)));
+    }
+    answers
+}
+
+/// A thousand bad logins from one address, all at once, while a team logs in from another:
+/// its answer comes within a second, and the server's memory stays bounded.
+#[test]
+fn a_flood_of_bad_logins_neither_delays_a_good_login_nor_grows_the_server() {
+    let dir = temp_dir("login-flood");
+    add_teams(&dir, &[("alice", "secret"), ("bob", "pw")]);
+    let server = Server::start_dual_stack(&dir, &["--interval", "3600"]);
+    let flood = std::thread::scope(|scope| {
+        let flood = scope.spawn(|| flood_of_bad_logins(&server, 1000));
+        // Let the flood start before the good login.
+        std::thread::sleep(Duration::from_millis(300));
+        let mut bob = connect_v6(&server);
+        let start = std::time::Instant::now();
+        let reply = login(&mut bob, "bob", "pw");
+        let waited = start.elapsed();
+        assert!(reply.starts_with("MESSAGE OK\n"), "{reply}");
+        eprintln!("good login answered in {waited:?} during the flood");
+        assert!(waited < Duration::from_secs(1), "{waited:?}");
+        flood.join().unwrap()
+    });
+    assert!(
+        flood.iter().all(|a| a == "MESSAGE BAD_LOGIN\n.\n"),
+        "{:?}",
+        flood.iter().find(|a| *a != "MESSAGE BAD_LOGIN\n.\n")
+    );
+    let pid = server.child.id();
+    let (peak, now) = (status_kb(pid, "VmHWM"), status_kb(pid, "VmRSS"));
+    eprintln!("server memory: peak {peak} kB, now {now} kB");
+    assert!(peak < 200 * 1024, "the server peaked at {peak} kB");
+    let log = server.log();
+    assert!(
+        log.contains("too many failed logins from its address"),
+        "{log}"
+    );
+}
+
+/// A name that is no team is refused in the same time as a wrong password: the time of the
+/// answer does not tell which teams exist.
+#[test]
+fn unknown_and_known_teams_are_refused_in_the_same_time() {
+    let dir = temp_dir("login-timing");
+    add_teams(&dir, &[("alice", "secret")]);
+    let server = Server::start(&dir, &["--interval", "3600"]);
+    let time_of = |team: &str| {
+        let mut s = server.connect();
+        let start = std::time::Instant::now();
+        assert_eq!(login(&mut s, team, "wrong"), "MESSAGE BAD_LOGIN\n.\n");
+        start.elapsed()
+    };
+    let (mut known, mut unknown) = (Vec::new(), Vec::new());
+    // Four of each, alternating: eight failures, within the free ones of an address.
+    for _ in 0..4 {
+        known.push(time_of("alice"));
+        unknown.push(time_of("nobody"));
+    }
+    known.sort();
+    unknown.sort();
+    let (known, unknown) = (known[2], unknown[2]);
+    eprintln!("refused in {known:?} (known team), {unknown:?} (no such team)");
+    let ratio = unknown.as_secs_f64() / known.as_secs_f64();
+    assert!((0.5..2.0).contains(&ratio), "{unknown:?} against {known:?}");
+}
+
+/// After ten failures an address waits before its next attempt: a login made too early is
+/// refused unchecked, even with the right password; the team still logs in from elsewhere.
+#[test]
+fn repeated_bad_logins_from_one_address_are_refused_unchecked() {
+    let dir = temp_dir("login-throttle");
+    add_teams(&dir, &[("alice", "secret")]);
+    let server = Server::start_dual_stack(&dir, &["--interval", "3600"]);
+    let answers: Vec<String> = std::thread::scope(|scope| {
+        let guesses: Vec<_> = (0..12)
+            .map(|i| {
+                let server = &server;
+                scope.spawn(move || {
+                    let mut s = server.connect();
+                    login(&mut s, "alice", &format!("guess{i}"))
+                })
+            })
+            .collect();
+        guesses.into_iter().map(|g| g.join().unwrap()).collect()
+    });
+    assert!(answers.iter().all(|a| a == "MESSAGE BAD_LOGIN\n.\n"));
+    let mut right = server.connect();
+    assert_eq!(
+        login(&mut right, "alice", "secret"),
+        "MESSAGE BAD_LOGIN\n.\n"
+    );
+    let mut elsewhere = connect_v6(&server);
+    assert!(login(&mut elsewhere, "alice", "secret").starts_with("MESSAGE OK\n"));
+    let log = server.log();
+    assert!(
+        log.contains("too many failed logins from its address, not checked"),
+        "{log}"
+    );
+}
+
+fn file_mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The accounts file is created for its owner only and kept so; one others may read is
+/// warned about, once, by `accounts add` and by the server.
+#[test]
+fn the_accounts_file_is_kept_to_its_owner_and_a_readable_one_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("accounts-mode");
+    let file = dir.join("teams.toml");
+    add_teams(&dir, &[("alice", "secret")]);
+    assert_eq!(file_mode(&file), 0o600);
+    add_teams(&dir, &[("bob", "pw")]);
+    assert_eq!(file_mode(&file), 0o600);
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let added = run(arbiter()
+        .args(["accounts", "add", "--file"])
+        .arg(&file)
+        .args(["carol", "--password", "pw"]));
+    let said = String::from_utf8_lossy(&added.stderr);
+    assert!(
+        said.contains("warning:") && said.contains("mode 0644"),
+        "{said}"
+    );
+    let server = Server::start(&dir, &["--interval", "3600"]);
+    let mut alice = server.connect();
+    assert!(login(&mut alice, "alice", "secret").starts_with("MESSAGE OK\n"));
+    let log = server.log();
+    assert_eq!(log.matches("warning:").count(), 1, "{log}");
+    assert!(log.contains("chmod 600"), "{log}");
 }

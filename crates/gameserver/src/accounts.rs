@@ -6,15 +6,22 @@
 //! ```
 //!
 //! Passwords are never kept, logged or put in an error: only their hashes are stored, and a
-//! failed login says `BAD_LOGIN` whatever was wrong.
+//! failed login says `BAD_LOGIN` whatever was wrong. A name that is no team is checked against
+//! a stand-in hash with the same argon2 parameters, so it takes as long to refuse as a wrong
+//! password: the time of an answer does not tell which teams exist.
+//!
+//! The file is written readable by its owner only (mode 0600, or the mode it had), and
+//! [`loose_permissions`] tells when other users of the machine may read or change it.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use argon2::Argon2;
-use argon2::password_hash::rand_core::OsRng;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use argon2::password_hash::{Output, PasswordHash, PasswordHasher, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use serde::{Deserialize, Serialize};
 
 use crate::GameServerError;
@@ -24,6 +31,9 @@ use crate::GameServerError;
 pub struct Accounts {
     #[serde(default)]
     teams: BTreeMap<String, Account>,
+    /// The stand-in hash names that are no team are checked against, made on first use.
+    #[serde(skip)]
+    stand_in: OnceLock<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -111,28 +121,133 @@ impl Accounts {
         Ok(())
     }
 
-    /// Writes the file through a temporary one, so a crash never leaves half a file.
+    /// Writes the file through a temporary one in the same folder, so a crash never leaves
+    /// half a file. A new file is readable by its owner only (0600); a file rewritten keeps
+    /// its mode, and is never readable by others even for a moment.
     pub fn save(&self, path: &Path) -> Result<(), GameServerError> {
         let text = toml::to_string(self).map_err(|e| GameServerError::Accounts(e.to_string()))?;
+        let mode = std::fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o7777);
         let tmp = path.with_extension("toml.tmp");
         let io = |what: String| move |source| GameServerError::Io { what, source };
-        std::fs::write(&tmp, text).map_err(io(format!("writing {}", tmp.display())))?;
+        let writing = || format!("writing {}", tmp.display());
+        // A temporary file left by a crash may have any mode: start afresh.
+        match std::fs::remove_file(&tmp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(writing())(e))?,
+            _ => {}
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(io(writing()))?;
+        file.write_all(text.as_bytes()).map_err(io(writing()))?;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(io(writing()))?;
+        file.sync_all().map_err(io(writing()))?;
         std::fs::rename(&tmp, path).map_err(io(format!("writing {}", path.display())))?;
         Ok(())
     }
 
     /// Whether `password` is `team`'s. Slow on purpose (argon2): call it off the async threads.
     pub fn verify(&self, team: &str, password: &str) -> bool {
-        let Some(account) = self.teams.get(team) else {
-            return false;
-        };
-        let Ok(hash) = PasswordHash::new(&account.password) else {
-            return false;
-        };
-        Argon2::default()
-            .verify_password(password.as_bytes(), &hash)
-            .is_ok()
+        self.verify_in(team, password, &mut Vec::new())
     }
+
+    /// [`Accounts::verify`] with `memory` as argon2's work area, kept from one call to the
+    /// next so that checks allocate nothing. A name that is no team is checked against the
+    /// stand-in hash: as slow as a wrong password.
+    pub fn verify_in(&self, team: &str, password: &str, memory: &mut Vec<Block>) -> bool {
+        let (phc, known) = match self.teams.get(team) {
+            Some(account) => (account.password.as_str(), true),
+            None => (self.stand_in(), false),
+        };
+        let Ok(hash) = PasswordHash::new(phc) else {
+            return false;
+        };
+        // `&` rather than `&&`: the stand-in is checked as fully as a real hash.
+        matches(&hash, password.as_bytes(), memory) & known
+    }
+
+    /// A hash of a random password with the parameters of the first team's hash (argon2's
+    /// defaults if there is no team): checking it costs what checking a team's costs.
+    fn stand_in(&self) -> &str {
+        self.stand_in.get_or_init(|| {
+            let first = self.teams.values().next();
+            let model = first.and_then(|a| PasswordHash::new(&a.password).ok());
+            let argon2 = model
+                .as_ref()
+                .and_then(|m| {
+                    let algorithm = Algorithm::try_from(m.algorithm).ok()?;
+                    let version = m.version.map_or(Ok(Version::default()), Version::try_from);
+                    Some(Argon2::new(
+                        algorithm,
+                        version.ok()?,
+                        Params::try_from(m).ok()?,
+                    ))
+                })
+                .unwrap_or_default();
+            let mut random = [0u8; 32];
+            OsRng.fill_bytes(&mut random);
+            let salt = SaltString::generate(&mut OsRng);
+            // Hashing costs one check, once; what matters is the parameters in the string.
+            argon2
+                .hash_password(&random, &salt)
+                .map(|h| h.to_string())
+                .unwrap_or_default()
+        })
+    }
+}
+
+/// Whether `password` hashes to `hash`, with `memory` as argon2's work area; the comparison
+/// takes the same time wherever the hashes differ.
+fn matches(hash: &PasswordHash<'_>, password: &[u8], memory: &mut Vec<Block>) -> bool {
+    let (Ok(algorithm), Ok(params), Some(salt), Some(expected)) = (
+        Algorithm::try_from(hash.algorithm),
+        Params::try_from(hash),
+        hash.salt,
+        hash.hash,
+    ) else {
+        return false;
+    };
+    let Ok(version) = hash
+        .version
+        .map_or(Ok(Version::default()), Version::try_from)
+    else {
+        return false;
+    };
+    let mut salt_bytes = [0u8; 64];
+    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
+        return false;
+    };
+    memory.resize(params.block_count(), Block::default());
+    let argon2 = Argon2::new(algorithm, version, params);
+    let computed = Output::init_with(expected.len(), |out| {
+        argon2
+            .hash_password_into_with_memory(password, salt, out, &mut memory[..])
+            .map_err(|_| argon2::password_hash::Error::Password)
+    });
+    // Output's equality is constant-time.
+    computed.is_ok_and(|computed| computed == expected)
+}
+
+/// The mode of the accounts file at `path` when users other than its owner may read or
+/// change it (a warning to give: the hashes can be attacked offline); `None` when only its
+/// owner can, or it cannot be read.
+pub fn loose_permissions(path: &Path) -> Option<u32> {
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o7777;
+    (mode & 0o077 != 0).then_some(mode)
+}
+
+/// The warning for an accounts file others may read or change, if it is one.
+pub fn permissions_warning(path: &Path) -> Option<String> {
+    let mode = loose_permissions(path)?;
+    Some(format!(
+        "warning: {} has mode {mode:04o}: other users of this machine may read the password \
+         hashes in it (and guess passwords offline) or change it; `chmod 600 {}` keeps it to you",
+        path.display(),
+        path.display()
+    ))
 }
 
 /// The accounts a running server checks logins against, read again from their file whenever it
@@ -186,7 +301,6 @@ impl LiveAccounts {
 
 /// A fresh password for `arbiter accounts add` when none is given: 16 letters and digits.
 pub fn generate_password() -> String {
-    use argon2::password_hash::rand_core::RngCore;
     const CHARS: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
     (0..16)
         .map(|_| CHARS[(OsRng.next_u32() as usize) % CHARS.len()] as char)
@@ -207,14 +321,21 @@ mod tests {
         assert!(!valid_team(&"a".repeat(33)));
     }
 
-    #[test]
-    fn a_saved_password_verifies_and_is_not_in_the_file() {
-        let dir = std::env::temp_dir().join(format!("arbiter-accounts-{}", std::process::id()));
+    /// Alice's account saved in a fresh folder named after `name`: the folder, the file and
+    /// the accounts.
+    fn saved_alice(name: &str) -> (PathBuf, PathBuf, Accounts) {
+        let dir = std::env::temp_dir().join(format!("arbiter-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("teams.toml");
         let mut accounts = Accounts::default();
         accounts.set_password("alice", "secret").unwrap();
         accounts.save(&path).unwrap();
+        (dir, path, accounts)
+    }
+
+    #[test]
+    fn a_saved_password_verifies_and_is_not_in_the_file() {
+        let (_, path, _) = saved_alice("accounts");
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("secret"), "{text}");
         assert!(text.contains("$argon2id$"), "{text}");
@@ -227,13 +348,7 @@ mod tests {
 
     #[test]
     fn live_accounts_see_a_team_added_to_the_file_and_keep_the_last_good_ones() {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-live-accounts-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("teams.toml");
-        let mut accounts = Accounts::default();
-        accounts.set_password("alice", "secret").unwrap();
-        accounts.save(&path).unwrap();
+        let (dir, path, mut accounts) = saved_alice("live-accounts");
         let live = LiveAccounts::new(Accounts::load(&path).unwrap(), Some(path.clone()));
         assert!(!live.current().0.verify("bob", "pw"));
 
@@ -247,6 +362,58 @@ mod tests {
         let (now, problem) = live.current();
         assert!(now.verify("bob", "pw"), "the last good accounts stay");
         assert!(problem.is_some());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn median_time(check: impl Fn()) -> std::time::Duration {
+        let mut times: Vec<_> = (0..5)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                check();
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[2]
+    }
+
+    #[test]
+    fn a_name_that_is_no_team_takes_as_long_to_refuse_as_a_wrong_password() {
+        let mut accounts = Accounts::default();
+        accounts.set_password("alice", "secret").unwrap();
+        let mut memory = Vec::new();
+        assert!(
+            !accounts.verify_in("nobody", "secret", &mut memory),
+            "warms the stand-in"
+        );
+        let known = median_time(|| assert!(!accounts.verify_in("alice", "x", &mut Vec::new())));
+        let unknown = median_time(|| assert!(!accounts.verify_in("bob", "x", &mut Vec::new())));
+        let ratio = unknown.as_secs_f64() / known.as_secs_f64();
+        assert!(
+            (0.5..2.0).contains(&ratio),
+            "unknown {unknown:?}, known {known:?}"
+        );
+        assert!(accounts.verify_in("alice", "secret", &mut memory));
+    }
+
+    #[test]
+    fn the_file_is_written_for_its_owner_only_and_keeps_its_mode() {
+        let (dir, path, accounts) = saved_alice("accounts-mode");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(loose_permissions(&path), None);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        accounts.save(&path).unwrap();
+        assert_eq!(loose_permissions(&path), Some(0o640));
+        assert!(permissions_warning(&path).unwrap().contains("mode 0640"));
+        // A temporary file left readable by a crash is not reused as it is.
+        let tmp = path.with_extension("toml.tmp");
+        std::fs::write(&tmp, "junk").unwrap();
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o666)).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        accounts.save(&path).unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert!(Accounts::load(&path).unwrap().verify("alice", "secret"));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

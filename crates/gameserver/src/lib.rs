@@ -8,6 +8,8 @@
 //! - [`server`]: logins, the schedule, the after-game blocks ([`serve`]).
 //! - [`order`]: who sits where (test order, the final's live order, parallel tables).
 //! - [`latency`]: turn latency samples.
+//! - [`throttle`]: failed logins per address and per team, and their back-off.
+//! - [`verifier`]: the password checks, on a bounded pool of threads.
 
 #![warn(missing_docs)]
 
@@ -17,6 +19,8 @@ pub mod latency;
 pub mod order;
 pub mod seat;
 pub mod server;
+pub mod throttle;
+pub mod verifier;
 
 pub use accounts::Accounts;
 pub use latency::{Latencies, Samples, percentile};

@@ -16,7 +16,7 @@ use arbiter_store::{GameRecord, GameServerStore, ServerMode, Totals};
 use tokio::io::BufReader;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use crate::accounts::{Accounts, LiveAccounts, valid_team};
@@ -24,11 +24,17 @@ use crate::conn::{self, Conn};
 use crate::latency::{Latencies, TurnClock};
 use crate::order::{self, Entrant};
 use crate::seat::TcpSeat;
+use crate::throttle::{Gates, Refusal, Source, Throttle};
+use crate::verifier::Verifier;
 
 /// Games a live session plays: 3 rounds × levels 1..5 (docs/games/labyrinth.md#sessions-on-the-game-server).
 pub const LIVE_GAMES: u32 = 15;
 /// Lines a login block may have before `.`.
 const MAX_LOGIN_LINES: usize = 16;
+/// A refused login is answered this long after its block was read, whatever the reason (wrong
+/// password, no such team, too many failures): the time of the answer tells nothing, and one
+/// connection cannot guess faster than this.
+pub const FAILED_LOGIN_DELAY: Duration = Duration::from_millis(250);
 /// How long the end of a session waits for the last blocks to be written: a client that does
 /// not read must not keep the server from exiting.
 const FLUSH_AT_END: Duration = Duration::from_secs(5);
@@ -114,7 +120,6 @@ struct Lobby {
 
 struct Shared<G: CatalogGame> {
     config: ServerConfig,
-    accounts: Arc<LiveAccounts>,
     store: GameServerStore,
     /// The game's settings; the session decides the players and the level of each game.
     settings: G::Settings,
@@ -122,8 +127,12 @@ struct Shared<G: CatalogGame> {
     writers: conn::Writers,
     lobby: Mutex<Lobby>,
     wake: Notify,
-    /// argon2 is slow on purpose: a crowd of logins must not take every blocking thread.
-    verifying: Semaphore,
+    /// Password checks, on threads of their own: a crowd of logins never takes the games'.
+    verifier: Verifier,
+    /// Failed logins per address and per team, and their back-off.
+    throttle: Throttle,
+    /// Each address checks a few passwords at a time.
+    gates: Gates,
 }
 
 impl<G: CatalogGame> Shared<G> {
@@ -169,6 +178,12 @@ pub async fn serve<G: CatalogGame>(
     let rounds = store.rounds_played(mode).await?;
     let first_level = rounds % 5 + 1;
     let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
+    let accounts = Arc::new(LiveAccounts::new(accounts, config.accounts_file.clone()));
+    let verifier =
+        Verifier::start(accounts.clone(), cpus).map_err(|source| crate::GameServerError::Io {
+            what: "starting the password checks".into(),
+            source,
+        })?;
     let shared = Arc::new(Shared::<G> {
         lobby: Mutex::new(Lobby {
             clients: HashMap::new(),
@@ -178,14 +193,15 @@ pub async fn serve<G: CatalogGame>(
             next_level: first_level,
             over: config.live && rounds >= LIVE_GAMES,
         }),
-        accounts: Arc::new(LiveAccounts::new(accounts, config.accounts_file.clone())),
         config,
         store,
         settings,
         latencies,
         writers: conn::Writers::default(),
         wake: Notify::new(),
-        verifying: Semaphore::new(cpus),
+        verifier,
+        throttle: Throttle::default(),
+        gates: Gates::default(),
     });
     let mut scheduler = tokio::spawn(schedule(shared.clone()));
     loop {
@@ -289,6 +305,10 @@ async fn refuse(mut writer: OwnedWriteHalf, reason: &str) {
 }
 
 async fn connection<G: CatalogGame>(shared: Arc<Shared<G>>, stream: TcpStream) {
+    let source = match stream.peer_addr() {
+        Ok(peer) => Source::from(peer.ip()),
+        Err(_) => return,
+    };
     let (mut reader, writer) = conn::split(stream);
     let login = tokio::time::timeout(shared.config.login_timeout, read_login(&mut reader)).await;
     let (team, password) = match login {
@@ -296,31 +316,49 @@ async fn connection<G: CatalogGame>(shared: Arc<Shared<G>>, stream: TcpStream) {
         Ok(Err(LoginError::Closed)) => return,
         Ok(Err(LoginError::Syntax)) | Err(_) => return refuse(writer, "SYNTAX").await,
     };
-    let ok = {
-        let Ok(_permit) = shared.verifying.acquire().await else {
-            return;
-        };
-        let accounts = shared.accounts.clone();
-        let who = team.clone();
-        let (ok, problem) = tokio::task::spawn_blocking(move || {
-            let (accounts, problem) = accounts.current();
-            (accounts.verify(&who, &password), problem)
-        })
-        .await
-        .unwrap_or((false, None));
-        if let Some(problem) = problem {
-            shared.log(format_args!(
-                "{problem}; the teams read before still log in"
-            ));
+    let answer_after = Instant::now() + FAILED_LOGIN_DELAY;
+    match check_login(&shared, source, &team, password).await {
+        Ok(()) => {
+            if !admit(&shared, team.clone(), reader, writer) {
+                shared.log(format_args!("refused a login as {team}: ALREADY_CONNECTED"));
+            }
         }
-        ok
-    };
-    if !ok {
-        shared.log(format_args!("refused a login as {team:?}: BAD_LOGIN"));
-        return refuse(writer, "BAD_LOGIN").await;
+        Err(why) => {
+            shared.log(format_args!(
+                "refused a login as {team:?}: BAD_LOGIN ({why})"
+            ));
+            tokio::time::sleep_until(answer_after.into()).await;
+            refuse(writer, "BAD_LOGIN").await;
+        }
     }
-    if !admit(&shared, team.clone(), reader, writer) {
-        shared.log(format_args!("refused a login as {team}: ALREADY_CONNECTED"));
+}
+
+/// Checks a login against the throttle and the accounts; why it is refused if it is.
+async fn check_login<G: CatalogGame>(
+    shared: &Shared<G>,
+    source: Source,
+    team: &str,
+    password: String,
+) -> Result<(), &'static str> {
+    let _turn = shared.gates.enter(source).await;
+    let attempt = match shared.throttle.admit(source, team, Instant::now()) {
+        Ok(attempt) => attempt,
+        Err(Refusal::Address) => {
+            return Err("too many failed logins from its address, not checked");
+        }
+        Err(Refusal::Team) => return Err("too many failed logins for this team, not checked"),
+    };
+    let (right, problem) = shared.verifier.check(team.to_owned(), password).await;
+    shared.throttle.settle(attempt, right, Instant::now());
+    if let Some(problem) = problem {
+        shared.log(format_args!(
+            "{problem}; the teams read before still log in"
+        ));
+    }
+    if right {
+        Ok(())
+    } else {
+        Err("wrong password or no such team")
     }
 }
 
