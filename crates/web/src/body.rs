@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use arbiter_replay::{MatchResult, ReplayReader};
 use axum::body::{Body, Bytes};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::error::{AppError, AppResult};
 use crate::record::{Line, classify};
@@ -74,11 +74,11 @@ impl ReplayBody {
 
     /// Writes the end of the answer, after the last tick read.
     fn finish(&mut self, out: &mut Vec<u8>) -> AppResult<()> {
-        let end = json!({
-            "result": self.result,
-            "complete": self.result.is_some(),
-            "lines": self.tail.lines_read(),
-        });
+        let end = End {
+            result: self.result.as_ref(),
+            complete: self.result.is_some(),
+            lines: self.tail.lines_read(),
+        };
         let end = serde_json::to_vec(&end).map_err(encoding)?;
         // `]` closes the ticks, and the rest of the object follows the `{` of `end`.
         out.extend_from_slice(b"],");
@@ -86,6 +86,14 @@ impl ReplayBody {
         self.done = true;
         Ok(())
     }
+}
+
+/// The fields after the ticks.
+#[derive(Serialize)]
+struct End<'a> {
+    result: Option<&'a MatchResult>,
+    complete: bool,
+    lines: usize,
 }
 
 fn encoding(error: serde_json::Error) -> AppError {

@@ -136,17 +136,17 @@ impl From<crate::tail::TailError> for AppError {
 /// A limit's message with the file named by its name inside the replays folder's tree, not by
 /// the server's path to it.
 fn replay_limit_message(error: &crate::tail::TailError) -> String {
-    use crate::tail::{MAX_LINE, TailError};
+    use crate::tail::{MAX_LINE, TailError, amount};
     let name = |path: &std::path::Path| {
         path.file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     };
     match error {
         TailError::TooLarge { path, cap } => format!(
-            "replay {}: more than {} MiB of text once decompressed, this server's limit \
+            "replay {}: more than {} of text once decompressed, this server's limit \
              (arbiter web --max-replay-mb)",
             name(path),
-            cap >> 20
+            amount(*cap)
         ),
         TailError::LongLine { path, line } => format!(
             "replay {}, line {line}: longer than {} MiB, this server's limit for one line",

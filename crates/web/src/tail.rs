@@ -74,8 +74,17 @@ pub enum TailError {
     #[error("{path}, line {line}: longer than {} MiB", MAX_LINE >> 20)]
     LongLine { path: PathBuf, line: usize },
     /// The file's text (decompressed) is larger than the cap.
-    #[error("{path}: more than {} MiB of replay text, the server's limit", cap >> 20)]
+    #[error("{path}: more than {} of replay text, the server's limit", amount(*cap))]
     TooLarge { path: PathBuf, cap: u64 },
+}
+
+/// A size in words: MiB when it is a whole number of them.
+pub fn amount(bytes: u64) -> String {
+    if bytes > 0 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 impl Tail {
