@@ -3,10 +3,12 @@
 //! routes answer, idle connections closed, and connections over the cap refused while the
 //! server goes on answering.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter_replay::{BotTick, Header, MatchResult, Message, Player, PlayerKind, Record, Tick};
@@ -22,7 +24,7 @@ struct WebServer {
 
 impl WebServer {
     fn start(replays: &Path, flags: &[&str]) -> WebServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        let mut child = common::arbiter()
             .args(["web", "--listen", "127.0.0.1:0", "--replays"])
             .arg(replays)
             .args(flags)
@@ -94,11 +96,7 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-web-limits-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
+        TempDir(common::temp_dir(name))
     }
 }
 

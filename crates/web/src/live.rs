@@ -17,10 +17,10 @@ use std::time::Duration;
 use arbiter_replay::ReplayReader;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
-use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use crate::error::{AppError, AppResult};
+use crate::record::is_result;
 use crate::tail::Tail;
 
 /// How often a file that has not grown is looked at again.
@@ -43,12 +43,6 @@ pub fn follow(
         rx.recv().await.map(|event| (Ok(event), rx))
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
-}
-
-#[derive(Deserialize)]
-struct RecordType {
-    #[serde(rename = "type")]
-    kind: String,
 }
 
 /// What one step read.
@@ -115,7 +109,7 @@ fn step(tail: &mut Tail, from: usize) -> AppResult<Step> {
         if number == 1 {
             ReplayReader::new(line.as_bytes())?;
         }
-        let is_result = serde_json::from_str::<RecordType>(line).is_ok_and(|r| r.kind == "result");
+        let is_result = is_result(line);
         if number > from {
             step.events.push(
                 Event::default()

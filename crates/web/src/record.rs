@@ -24,6 +24,11 @@ struct RecordType {
     kind: String,
 }
 
+/// Whether a line is the result record, without checking the rest of it.
+pub fn is_result(line: &str) -> bool {
+    serde_json::from_str::<RecordType>(line).is_ok_and(|r| r.kind == "result")
+}
+
 /// How the referee starts every tick line: such a line is checked as a tick straight away.
 const TICK_START: &str = r#"{"type":"tick","#;
 

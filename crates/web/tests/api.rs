@@ -150,6 +150,16 @@ async fn get(state: &AppState, uri: &str) -> (StatusCode, Value) {
     (status, body)
 }
 
+/// The whole of a stream that ends by itself (after a result or a failure), as text.
+async fn stream_text(state: &AppState, uri: &str) -> String {
+    let response = app(state.clone())
+        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -314,16 +324,7 @@ fn a_replay_past_the_cap_on_its_text_is_refused_by_name() {
             list[0]["problem"].as_str().unwrap().contains("limit"),
             "{list}"
         );
-        let response = app(state.clone())
-            .oneshot(
-                Request::get("/api/replay/stream?id=long.jsonl.gz")
-                    .body(Body::empty())
-                    .unwrap(),
-            )
-            .await
-            .unwrap();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let text = stream_text(&state, "/api/replay/stream?id=long.jsonl.gz").await;
         assert!(
             text.contains("event: failure") && text.contains("limit"),
             "{text}"
@@ -417,16 +418,7 @@ fn the_stream_of_a_newer_format_says_so_and_ends() {
     std::fs::write(dir.join("new.jsonl"), format!("{first}\n")).unwrap();
     let state = AppState::new(ReplaySource::Dir(dir), None);
     runtime().block_on(async {
-        let response = app(state)
-            .oneshot(
-                Request::get("/api/replay/stream?id=new.jsonl")
-                    .body(Body::empty())
-                    .unwrap(),
-            )
-            .await
-            .unwrap();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let text = stream_text(&state, "/api/replay/stream?id=new.jsonl").await;
         assert!(text.contains("event: failure"), "{text}");
         assert!(text.contains("9.1"), "{text}");
         assert!(text.contains("event: end"), "{text}");
