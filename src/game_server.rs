@@ -220,7 +220,7 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
     // Fail at once on settings that make no game, not at the first game.
     G::build(&settings, &TableSetup::numbered(min))?;
     let robot = robot::<G>(args.robot.as_deref())?;
-    let limit = arbiter_gameserver::raise_fd_limit();
+    let limit = arbiter_fdlimit::raise_fd_limit();
     let address = args.address();
     let listener = std::net::TcpListener::bind(&address)
         .with_context(|| format!("cannot listen on {address}"))?;

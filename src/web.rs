@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arbiter_store::TournamentStore;
-use arbiter_web::{AppState, ReplaySource, Server};
+use arbiter_web::{AppState, Limits, ReplaySource, Server};
 use clap::Args;
 
 #[derive(Args)]
@@ -29,6 +29,38 @@ pub struct WebArgs {
         default_value = "127.0.0.1:8080"
     )]
     listen: SocketAddr,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// The server's limits (docs/organisers.md, "The web server's limits").
+#[derive(Args)]
+pub struct LimitArgs {
+    /// Connections open at once; one more is answered 503 and closed (lowered to fit the
+    /// open-files limit).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// Seconds a connection may take to send a request, new or kept alive between requests,
+    /// before it is closed.
+    #[arg(long, value_name = "SECS", default_value_t = Limits::default().idle_timeout.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    idle_timeout: u64,
+    /// The most text one replay file may hold once decompressed, in MiB: a larger file (a
+    /// gzip bomb among them) is refused with a message naming it.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().max_replay_bytes >> 20,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    max_replay_mb: u64,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_connections: self.max_connections as usize,
+            idle_timeout: std::time::Duration::from_secs(self.idle_timeout),
+            max_replay_bytes: self.max_replay_mb << 20,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -43,6 +75,8 @@ pub struct ViewArgs {
         default_value = "127.0.0.1:0"
     )]
     listen: SocketAddr,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 #[derive(Args)]
@@ -71,7 +105,9 @@ pub fn serve(args: WebArgs) -> Result<()> {
             _ => ReplaySource::None,
         },
     };
-    run(server, args.listen, AppState::new(replays, store), "")
+    let limits = args.limits.limits();
+    let state = AppState::with_replay_cap(replays, store, limits.max_replay_bytes);
+    run(server, args.listen, state, limits, "")
 }
 
 /// Opens the store, once more after a moment if that fails: a tournament starting at the same
@@ -105,12 +141,13 @@ pub fn view(args: ViewArgs) -> Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let page = format!("replay.html?id={}", encode_query(&name));
-    run(
-        start()?,
-        args.listen,
-        AppState::new(ReplaySource::File(args.replay), None),
-        &page,
-    )
+    let limits = args.limits.limits();
+    let state = AppState::with_replay_cap(
+        ReplaySource::File(args.replay),
+        None,
+        limits.max_replay_bytes,
+    );
+    run(start()?, args.listen, state, limits, &page)
 }
 
 pub fn html(args: HtmlArgs) -> Result<()> {
@@ -127,9 +164,15 @@ fn start() -> Result<Server> {
 }
 
 /// Serves until the process is stopped, printing the URL of `page` once listening.
-fn run(server: Server, addr: SocketAddr, state: AppState, page: &str) -> Result<()> {
+fn run(
+    server: Server,
+    addr: SocketAddr,
+    state: AppState,
+    limits: Limits,
+    page: &str,
+) -> Result<()> {
     server
-        .serve(addr, state, |bound| {
+        .serve(addr, state, limits, |bound| {
             println!("http://{bound}/{page}");
             // Scripts read the URL from a pipe, which would otherwise hold it back.
             let _ = std::io::stdout().flush();

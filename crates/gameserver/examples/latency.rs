@@ -67,7 +67,7 @@ fn session(clients: usize) {
         accounts_file: None,
     };
     let latencies = Arc::new(Latencies::default());
-    arbiter_gameserver::raise_fd_limit();
+    arbiter_fdlimit::raise_fd_limit();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let threads: Vec<_> = teams

@@ -49,31 +49,6 @@ pub enum GameServerError {
     Internal(String),
 }
 
-/// Raises the soft limit of open files to the hard limit: a thousand idle clients need a
-/// thousand descriptors, more than the usual soft limit of 1024. Returns the limit in force.
-pub fn raise_fd_limit() -> libc::rlim_t {
-    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
-    unsafe {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return 0;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                return raised.rlim_cur;
-            }
-        }
-        limit.rlim_cur
-    }
-}
-
 /// Runs a server on `listener` on a runtime of its own until its session is over or the
 /// process is interrupted (Ctrl-C); the standings then. Replays go to `config.replays`, by
 /// default to `replays/` next to a SQLite `db`.

@@ -11,7 +11,7 @@ use arbiter_replay::ReplayError;
 use arbiter_store::StoreError;
 
 /// The error of a handler: its message reaches the browser, with an HTTP status and a kind.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum AppError {
     /// No such replay, tournament, player, match or route (404).
     #[error("{0}")]
@@ -25,6 +25,10 @@ pub enum AppError {
     /// A replay that is not one (or is damaged); the message names the line.
     #[error("{0}")]
     BadReplay(String),
+    /// A replay past one of the server's limits (its text after decompression, a line's
+    /// length): the message names the file and the limit.
+    #[error("{0}")]
+    TooLarge(String),
     /// Anything else: the details are logged, the response only says it failed.
     #[error("{0}")]
     Internal(String),
@@ -37,6 +41,7 @@ impl AppError {
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             AppError::TooNew(_) => (StatusCode::UNPROCESSABLE_ENTITY, "too_new"),
             AppError::BadReplay(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_replay"),
+            AppError::TooLarge(_) => (StatusCode::UNPROCESSABLE_ENTITY, "too_large"),
             AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -120,7 +125,34 @@ impl From<crate::tail::TailError> for AppError {
             TailError::NotText { line, .. } => {
                 AppError::BadReplay(format!("replay line {line}: not UTF-8 text"))
             }
+            TailError::LongLine { .. } | TailError::TooLarge { .. } => {
+                AppError::TooLarge(replay_limit_message(&error))
+            }
             other => AppError::Internal(other.to_string()),
         }
+    }
+}
+
+/// A limit's message with the file named by its name inside the replays folder's tree, not by
+/// the server's path to it.
+fn replay_limit_message(error: &crate::tail::TailError) -> String {
+    use crate::tail::{MAX_LINE, TailError, amount};
+    let name = |path: &std::path::Path| {
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    };
+    match error {
+        TailError::TooLarge { path, cap } => format!(
+            "replay {}: more than {} of text once decompressed, this server's limit \
+             (arbiter web --max-replay-mb)",
+            name(path),
+            amount(*cap)
+        ),
+        TailError::LongLine { path, line } => format!(
+            "replay {}, line {line}: longer than {} MiB, this server's limit for one line",
+            name(path),
+            MAX_LINE >> 20
+        ),
+        other => other.to_string(),
     }
 }

@@ -9,10 +9,13 @@
 #![warn(missing_docs)]
 
 mod assets;
+mod body;
+mod connections;
 mod error;
 pub mod export;
 mod extract;
 mod live;
+mod record;
 pub mod replays;
 mod tail;
 mod tournaments;
@@ -41,6 +44,33 @@ use tournaments::MatchFilter;
 /// A replay file still growing and changed this recently counts as a match being played.
 const LIVE_WITHIN: Duration = Duration::from_secs(120);
 
+/// The limits that keep the server's memory, threads and descriptors bounded whatever its
+/// clients and its replay files do (docs/organisers.md says more).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections open at once; one more is answered 503 and closed at once.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request head, new or kept alive between
+    /// requests, before it is closed.
+    pub idle_timeout: Duration,
+    /// The most text read from one replay file, after decompression: a larger file is refused
+    /// (a gzip bomb among them) with a message naming it and this limit.
+    pub max_replay_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_connections: 4096,
+            idle_timeout: Duration::from_secs(30),
+            max_replay_bytes: 1 << 30,
+        }
+    }
+}
+
+/// Descriptors kept for the store, replay files and the runtime besides connections.
+const SPARE_DESCRIPTORS: usize = 128;
+
 /// What the server shows: replay files, and the tournaments of a store.
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
@@ -52,12 +82,28 @@ struct Inner {
 
 impl AppState {
     /// The state of a server showing `replays` and, if given, the tournaments of `store` (opened
-    /// on the runtime that serves, as its connection belongs to that runtime).
+    /// on the runtime that serves, as its connection belongs to that runtime), with the default
+    /// cap on a replay's text.
     pub fn new(replays: ReplaySource, store: Option<TournamentStore>) -> AppState {
+        AppState::with_replay_cap(replays, store, Limits::default().max_replay_bytes)
+    }
+
+    /// As [`AppState::new`], reading at most `cap` bytes of text (after decompression) from
+    /// one replay file.
+    pub fn with_replay_cap(
+        replays: ReplaySource,
+        store: Option<TournamentStore>,
+        cap: u64,
+    ) -> AppState {
         AppState(Arc::new(Inner {
-            replays: ReplayFiles::new(replays),
+            replays: ReplayFiles::new(replays, cap),
             store,
         }))
+    }
+
+    /// The most text read from one replay file.
+    fn cap(&self) -> u64 {
+        self.0.replays.cap()
     }
 
     /// The tournament store, or why there is none.
@@ -119,21 +165,32 @@ impl Server {
         self.runtime.block_on(TournamentStore::open(target))
     }
 
-    /// Serves [`app`] on `addr` until the process ends; `ready` is told the address bound (the
-    /// port chosen, for port 0).
+    /// Serves [`app`] on `addr` within `limits` until the process ends; `ready` is told the
+    /// address bound (the port chosen, for port 0). The open-files limit is raised to the
+    /// most the system allows, and the connections are capped below it.
     pub fn serve(
         self,
         addr: SocketAddr,
         state: AppState,
+        mut limits: Limits,
         ready: impl FnOnce(SocketAddr),
     ) -> std::io::Result<()> {
+        let descriptors = usize::try_from(arbiter_fdlimit::raise_fd_limit()).unwrap_or(usize::MAX);
+        let room = descriptors.saturating_sub(SPARE_DESCRIPTORS).max(1);
+        if descriptors > 0 && limits.max_connections > room {
+            eprintln!(
+                "arbiter serve: {} connections at most, not {}: the open-files limit is {descriptors}",
+                room, limits.max_connections
+            );
+            limits.max_connections = room;
+        }
         let result = self.runtime.block_on(async move {
             let listener = tokio::net::TcpListener::bind(addr).await?;
             ready(listener.local_addr()?);
-            axum::serve(listener, app(state)).await
+            connections::serve(listener, app(state), limits).await
         });
-        // Followers of live replays may still be polling on blocking threads: do not wait for
-        // them.
+        // Followers of live replays may still be reading a step on blocking threads: do not
+        // wait for them.
         self.runtime.shutdown_background();
         result
     }
@@ -181,14 +238,13 @@ impl ReplayQuery {
     }
 }
 
-/// Reads a replay on a blocking thread and answers it as JSON.
-async fn replay_response(path: PathBuf) -> AppResult<Response> {
-    let body = tokio::task::spawn_blocking(move || -> AppResult<Vec<u8>> {
-        let loaded = replays::load(&path)?;
-        serde_json::to_vec(&loaded.body())
-            .map_err(|e| AppError::Internal(format!("encoding a replay: {e}")))
-    })
-    .await??;
+/// Answers a replay as JSON, sent as it is read: the file is checked whole first (once while
+/// it stays unchanged), so that damage or a limit is an HTTP error, not an answer cut short.
+async fn replay_response(state: AppState, path: PathBuf) -> AppResult<Response> {
+    let checked = path.clone();
+    let files = state.clone();
+    tokio::task::spawn_blocking(move || files.0.replays.check(&checked)).await??;
+    let body = body::replay_body(path, state.cap()).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
@@ -197,7 +253,7 @@ async fn replay(
     ApiQuery(query): ApiQuery<ReplayQuery>,
 ) -> AppResult<Response> {
     let path = state.0.replays.resolve(query.id()?)?;
-    replay_response(path).await
+    replay_response(state, path).await
 }
 
 /// Where a follower starts: after the last event it saw (a reconnection) or after `from`.
@@ -216,7 +272,8 @@ async fn replay_stream(
     headers: HeaderMap,
 ) -> AppResult<Response> {
     let path = state.0.replays.resolve(query.id()?)?;
-    Ok(live::follow(path, resume_from(&headers, query.from)).into_response())
+    let from = resume_from(&headers, query.from);
+    Ok(live::follow(path, from, state.cap()).into_response())
 }
 
 async fn live(State(state): State<AppState>) -> AppResult<Json<Value>> {
@@ -308,7 +365,7 @@ async fn match_replay(
     ApiPath((t, m)): ApiPath<(i64, i64)>,
 ) -> AppResult<Response> {
     let path = tournaments::match_replay(state.store()?, t, m).await?;
-    replay_response(path).await
+    replay_response(state, path).await
 }
 
 async fn match_replay_stream(
@@ -318,7 +375,8 @@ async fn match_replay_stream(
     headers: HeaderMap,
 ) -> AppResult<Response> {
     let path = tournaments::match_replay(state.store()?, t, m).await?;
-    Ok(live::follow(path, resume_from(&headers, query.from)).into_response())
+    let from = resume_from(&headers, query.from);
+    Ok(live::follow(path, from, state.cap()).into_response())
 }
 
 async fn ratings(

@@ -5,6 +5,10 @@
 //! - `record`: one line of the replay, as written (a header, tick or result record);
 //! - `failure`: the replay cannot be read (a newer format, damage), with a message for people;
 //! - `end`: the result has been sent, or after a `failure`: nothing more will come.
+//!
+//! A follower is a task, not a thread: it reads what is new on a blocking thread a bounded step
+//! at a time, and waits on a timer when nothing is, so a thousand followers cost a thousand
+//! small tasks and the blocking threads stay free for the other routes.
 
 use std::convert::Infallible;
 use std::path::PathBuf;
@@ -13,79 +17,111 @@ use std::time::Duration;
 use arbiter_replay::ReplayReader;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
-use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use crate::error::AppError;
+use crate::error::{AppError, AppResult};
+use crate::record::is_result;
 use crate::tail::Tail;
 
 /// How often a file that has not grown is looked at again.
 const POLL: Duration = Duration::from_millis(150);
 
+/// The most lines one step reads: a follower catching up on a long replay takes turns with
+/// the others.
+const STEP_LINES: usize = 64;
+
 /// Streams the lines of `path` after the first `from`, then each new one as it is written,
-/// until the result record.
+/// until the result record; at most `cap` bytes of text are read.
 pub fn follow(
     path: PathBuf,
     from: usize,
+    cap: u64,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>> + Send + 'static> {
-    let (tx, rx) = mpsc::channel::<Event>(64);
-    // File reads block; a blocking thread per follower is cheap next to a match being played.
-    tokio::task::spawn_blocking(move || tail_into(path, from, &tx));
+    let (tx, rx) = mpsc::channel::<Event>(STEP_LINES);
+    tokio::spawn(follow_into(path, from, cap, tx));
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|event| (Ok(event), rx))
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
-#[derive(Deserialize)]
-struct RecordType {
-    #[serde(rename = "type")]
-    kind: String,
+/// What one step read.
+#[derive(Default)]
+struct Step {
+    events: Vec<Event>,
+    /// The result record was read: nothing more will come.
+    ended: bool,
 }
 
-fn tail_into(path: PathBuf, from: usize, tx: &mpsc::Sender<Event>) {
-    let fail = |message: String| {
-        let _ = tx.blocking_send(Event::default().event("failure").data(message));
-        let _ = tx.blocking_send(Event::default().event("end").data(""));
+async fn follow_into(path: PathBuf, from: usize, cap: u64, tx: mpsc::Sender<Event>) {
+    let opened = tokio::task::spawn_blocking(move || Tail::open(&path, cap)).await;
+    let mut tail = match opened {
+        Ok(Ok(tail)) => tail,
+        Ok(Err(e)) => return fail(&tx, AppError::from(e).public_message()).await,
+        Err(e) => return fail(&tx, AppError::from(e).public_message()).await,
     };
-    let mut tail = match Tail::open(&path) {
-        Ok(tail) => tail,
-        Err(e) => return fail(AppError::from(e).public_message()),
-    };
-    loop {
-        if tx.is_closed() {
-            return;
-        }
-        let first = tail.lines_read() + 1;
-        let lines = match tail.poll() {
-            Ok(lines) => lines,
-            Err(e) => return fail(AppError::from(e).public_message()),
+    while !tx.is_closed() {
+        let stepped = tokio::task::spawn_blocking(move || {
+            let step = step(&mut tail, from);
+            (tail, step)
+        })
+        .await;
+        let step = match stepped {
+            Ok((back, Ok(step))) => {
+                tail = back;
+                step
+            }
+            Ok((_, Err(e))) => return fail(&tx, e.public_message()).await,
+            Err(e) => return fail(&tx, AppError::from(e).public_message()).await,
         };
-        if lines.is_empty() {
-            std::thread::sleep(POLL);
-            continue;
-        }
-        for (number, line) in (first..).zip(&lines) {
-            if number == 1
-                && let Err(e) = ReplayReader::new(line.as_bytes())
-            {
-                return fail(AppError::from(e).public_message());
-            }
-            let is_result =
-                serde_json::from_str::<RecordType>(line).is_ok_and(|r| r.kind == "result");
-            if number > from {
-                let event = Event::default()
-                    .event("record")
-                    .id(number.to_string())
-                    .data(line);
-                if tx.blocking_send(event).is_err() {
-                    return;
-                }
-            }
-            if is_result {
-                let _ = tx.blocking_send(Event::default().event("end").data(""));
+        let idle = step.events.is_empty() && !step.ended;
+        for event in step.events {
+            if tx.send(event).await.is_err() {
                 return;
             }
         }
+        if step.ended {
+            let _ = tx.send(Event::default().event("end").data("")).await;
+            return;
+        }
+        if idle {
+            tokio::time::sleep(POLL).await;
+        }
     }
+}
+
+/// Tells the follower why the replay cannot be followed, and that nothing more will come.
+async fn fail(tx: &mpsc::Sender<Event>, message: String) {
+    let _ = tx
+        .send(Event::default().event("failure").data(message))
+        .await;
+    let _ = tx.send(Event::default().event("end").data("")).await;
+}
+
+/// Reads up to [`STEP_LINES`] new lines, as the events to send (those after line `from`).
+fn step(tail: &mut Tail, from: usize) -> AppResult<Step> {
+    let mut step = Step::default();
+    for _ in 0..STEP_LINES {
+        let number = tail.lines_read() + 1;
+        let Some(line) = tail.next_line()? else {
+            break;
+        };
+        if number == 1 {
+            ReplayReader::new(line.as_bytes())?;
+        }
+        let is_result = is_result(line);
+        if number > from {
+            step.events.push(
+                Event::default()
+                    .event("record")
+                    .id(number.to_string())
+                    .data(line),
+            );
+        }
+        if is_result {
+            step.ended = true;
+            break;
+        }
+    }
+    Ok(step)
 }

@@ -3,6 +3,11 @@
 //!
 //! An id is a file's path relative to the replays folder, with `/` between folders; only
 //! `.jsonl` and `.jsonl.gz` files inside the folder can be named, whatever the id says.
+//!
+//! A file is summed up by reading it once, line by line (memory stays bounded whatever its
+//! size, and its text is capped), checking every record on the way; the summary is kept while
+//! the file's size and modification time stay the same, so the listing and the replay routes
+//! read an unchanged file once.
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -10,10 +15,11 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use arbiter_replay::{Header, MatchResult, Record, Replay, ReplayReader, Tick};
-use serde::{Deserialize, Serialize};
+use arbiter_replay::{Header, MatchResult, Replay, ReplayReader, Tick};
+use serde::Serialize;
 
 use crate::error::{AppError, AppResult};
+use crate::record::{Line, classify};
 use crate::tail::Tail;
 
 /// Where the replays shown come from.
@@ -58,20 +64,44 @@ pub struct ReplaySummary {
     pub problem: Option<String>,
 }
 
+/// What one reading of a whole file found.
+#[derive(Clone, Debug, Default)]
+struct Scan {
+    header: Option<(String, Vec<String>)>,
+    ticks: usize,
+    result: Option<MatchResult>,
+    /// Why the file cannot be served, if it cannot.
+    refusal: Option<AppError>,
+}
+
+/// A file's scan, valid while its size and modification time stay the same.
+struct Cached {
+    size: u64,
+    modified: SystemTime,
+    scan: Scan,
+}
+
 /// The replays the server shows, with a cache of their summaries.
 pub struct ReplayFiles {
     source: ReplaySource,
-    /// Summaries by file, valid while its size and modification time stay the same.
-    cache: Mutex<HashMap<PathBuf, (u64, SystemTime, ReplaySummary)>>,
+    /// The most text (after decompression) read from one file.
+    cap: u64,
+    cache: Mutex<HashMap<PathBuf, Cached>>,
 }
 
 impl ReplayFiles {
-    /// Shows the replays of `source`.
-    pub fn new(source: ReplaySource) -> ReplayFiles {
+    /// Shows the replays of `source`, reading at most `cap` bytes of text from each.
+    pub fn new(source: ReplaySource, cap: u64) -> ReplayFiles {
         ReplayFiles {
             source,
+            cap,
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The most text (after decompression) read from one file.
+    pub fn cap(&self) -> u64 {
+        self.cap
     }
 
     /// Where the replays come from.
@@ -101,16 +131,41 @@ impl ReplayFiles {
     fn summary(&self, id: String, path: &Path) -> Option<ReplaySummary> {
         let meta = std::fs::metadata(path).ok()?;
         let modified = meta.modified().unwrap_or(UNIX_EPOCH);
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((size, time, summary)) = cache.get(path)
-            && *size == meta.len()
-            && *time == modified
-        {
-            return Some(summary.clone());
+        let scan = self.scan(path, meta.len(), modified);
+        Some(ReplaySummary::new(id, &scan, meta.len(), modified))
+    }
+
+    /// Whether the file at `path` can be served whole: read once while it stays unchanged.
+    pub fn check(&self, path: &Path) -> AppResult<()> {
+        let meta = std::fs::metadata(path)
+            .map_err(|_| AppError::NotFound("there is no such replay".to_owned()))?;
+        let modified = meta.modified().unwrap_or(UNIX_EPOCH);
+        match self.scan(path, meta.len(), modified).refusal {
+            Some(refusal) => Err(refusal),
+            None => Ok(()),
         }
-        let summary = summarize(id, path, meta.len(), modified);
-        cache.insert(path.to_owned(), (meta.len(), modified, summary.clone()));
-        Some(summary)
+    }
+
+    /// The file's scan, from the cache if it has not changed. The cache is not held while a
+    /// file is read, so that one large file does not hold up the others.
+    fn scan(&self, path: &Path, size: u64, modified: SystemTime) -> Scan {
+        let cache = || self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(cached) = cache().get(path)
+            && cached.size == size
+            && cached.modified == modified
+        {
+            return cached.scan.clone();
+        }
+        let scan = scan(path, self.cap);
+        cache().insert(
+            path.to_owned(),
+            Cached {
+                size,
+                modified,
+                scan: scan.clone(),
+            },
+        );
+        scan
     }
 
     /// The file an id names.
@@ -176,70 +231,63 @@ fn collect(root: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, PathBuf
     }
 }
 
-/// Just enough of a record to tell a result from a tick without parsing the tick.
-#[derive(Deserialize)]
-struct RecordType {
-    #[serde(rename = "type")]
-    kind: String,
+impl ReplaySummary {
+    fn new(id: String, scan: &Scan, size: u64, modified: SystemTime) -> ReplaySummary {
+        let (game, players) = scan.header.clone().unzip();
+        let result = scan.result.as_ref();
+        ReplaySummary {
+            id,
+            game,
+            players: players.unwrap_or_default(),
+            ticks: scan.ticks,
+            complete: result.is_some(),
+            reason: result.map(|r| r.reason.clone()),
+            placement: result.map(|r| r.placement.clone()),
+            faults: result.map_or(0, |r| {
+                r.bots
+                    .iter()
+                    .map(|b| b.errors + b.timeouts + u32::from(b.crashed))
+                    .sum()
+            }),
+            size,
+            modified: modified
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64),
+            problem: scan.refusal.as_ref().map(AppError::public_message),
+        }
+    }
 }
 
-fn summarize(id: String, path: &Path, size: u64, modified: SystemTime) -> ReplaySummary {
-    let mut summary = ReplaySummary {
-        id,
-        game: None,
-        players: Vec::new(),
-        ticks: 0,
-        complete: false,
-        reason: None,
-        placement: None,
-        faults: 0,
-        size,
-        modified: modified
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64),
-        problem: None,
+/// Reads a whole file, a line at a time, as far as it has been written.
+fn scan(path: &Path, cap: u64) -> Scan {
+    let mut scan = Scan::default();
+    if let Err(refusal) = scan_into(path, cap, &mut scan) {
+        scan.refusal = Some(refusal);
+    }
+    scan
+}
+
+fn scan_into(path: &Path, cap: u64, scan: &mut Scan) -> AppResult<()> {
+    let mut tail = Tail::open(path, cap)?;
+    let Some(first) = tail.next_line()? else {
+        return Err(AppError::BadReplay("the replay is empty".to_owned()));
     };
-    let lines = match Tail::open(path).and_then(|mut tail| tail.poll()) {
-        Ok(lines) => lines,
-        Err(e) => {
-            summary.problem = Some(AppError::from(e).public_message());
-            return summary;
-        }
-    };
-    let Some(first) = lines.first() else {
-        summary.problem = Some("the replay is empty".to_owned());
-        return summary;
-    };
-    match ReplayReader::new(first.as_bytes()) {
-        Ok(reader) => {
-            let header = reader.header();
-            summary.game = Some(header.game.clone());
-            summary.players = header.players.iter().map(|p| p.name.clone()).collect();
-        }
-        Err(e) => {
-            summary.problem = Some(AppError::from(e).public_message());
-            return summary;
+    let header = ReplayReader::new(first.as_bytes())?.header().clone();
+    scan.header = Some((
+        header.game,
+        header.players.into_iter().map(|p| p.name).collect(),
+    ));
+    loop {
+        let number = tail.lines_read() + 1;
+        let Some(line) = tail.next_line()? else {
+            return Ok(());
+        };
+        match classify(line, number)? {
+            Line::Tick => scan.ticks += 1,
+            Line::Result(result) => scan.result = Some(*result),
+            Line::Other => {}
         }
     }
-    for line in &lines[1..] {
-        match serde_json::from_str::<RecordType>(line) {
-            Ok(r) if r.kind == "tick" => summary.ticks += 1,
-            Ok(r) if r.kind == "result" => {
-                if let Ok(Record::Result(result)) = serde_json::from_str::<Record>(line) {
-                    summary.complete = true;
-                    summary.reason = Some(result.reason);
-                    summary.placement = Some(result.placement);
-                    summary.faults = result
-                        .bots
-                        .iter()
-                        .map(|b| b.errors + b.timeouts + u32::from(b.crashed))
-                        .sum();
-                }
-            }
-            _ => {}
-        }
-    }
-    summary
 }
 
 /// A replay read as far as it has been written.
@@ -282,7 +330,7 @@ impl Loaded {
 /// Reads every complete line of a replay (which may still be written) with the replay crate's
 /// reader, so that its version check and its tolerance of newer minor versions apply.
 pub fn load(path: &Path) -> AppResult<Loaded> {
-    let mut tail = Tail::open(path)?;
+    let mut tail = Tail::open(path, u64::MAX)?;
     let lines = tail.poll()?;
     let count = lines.len();
     let mut text = lines.join("\n");

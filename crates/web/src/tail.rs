@@ -1,10 +1,15 @@
-//! Reads the complete lines of a replay file that may still be growing.
+//! Reads the complete lines of a replay file that may still be growing, a line at a time.
 //!
 //! The referee flushes each record as a whole line, gzip-compressed or not, while the match is
 //! played. A plain reader stops at the current end of the file, and a gzip reader even fails
 //! there (the stream has no trailer yet). [`Tail`] instead treats the end of the file as "no more
 //! for now": the file reader answers `WouldBlock` there, which flate2's decoders pass through
-//! without losing their place, so the next [`Tail::poll`] goes on where the last one stopped.
+//! without losing their place, so the next [`Tail::next_line`] goes on where the last one stopped.
+//!
+//! Memory stays bounded whatever the file: text is read in small chunks, a line longer than
+//! [`MAX_LINE`] is refused, and so is a file whose text (after decompression) passes the cap it
+//! was opened with, so a small gzip file inflating to gigabytes costs one bounded read, not the
+//! server.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -12,6 +17,13 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
+
+/// The longest line read: far above any record the referee writes (bot logs and messages are
+/// capped), far below what would strain the server.
+pub const MAX_LINE: usize = 32 << 20;
+
+/// How much text one read takes from the file or the decoder.
+const CHUNK: usize = 64 << 10;
 
 /// A file read as far as it has been written.
 struct Growing(File);
@@ -32,27 +44,52 @@ enum Source {
     Gzip(Box<MultiGzDecoder<Growing>>),
 }
 
+/// A replay file read line by line as far as it has been written.
 pub struct Tail {
     path: PathBuf,
     source: Option<Source>,
-    /// Bytes after the last complete line.
-    partial: Vec<u8>,
+    /// Text read but not handed out yet: `buffer[start..]`.
+    buffer: Vec<u8>,
+    start: usize,
     /// Lines handed out so far.
     lines: usize,
+    /// Text read so far (decompressed), and the most that will be.
+    text: u64,
+    cap: u64,
 }
 
+/// Why a replay file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum TailError {
+    /// The file could not be opened.
     #[error("cannot open {path}: {source}")]
     Open { path: PathBuf, source: io::Error },
+    /// Reading (or decompressing) failed.
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
+    /// A line is not UTF-8.
     #[error("{path}, line {line}: not UTF-8 text")]
     NotText { path: PathBuf, line: usize },
+    /// A line longer than [`MAX_LINE`].
+    #[error("{path}, line {line}: longer than {} MiB", MAX_LINE >> 20)]
+    LongLine { path: PathBuf, line: usize },
+    /// The file's text (decompressed) is larger than the cap.
+    #[error("{path}: more than {} of replay text, the server's limit", amount(*cap))]
+    TooLarge { path: PathBuf, cap: u64 },
+}
+
+/// A size in words: MiB when it is a whole number of them.
+pub fn amount(bytes: u64) -> String {
+    if bytes > 0 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 impl Tail {
-    pub fn open(path: &Path) -> Result<Tail, TailError> {
+    /// Opens `path`, to read at most `cap` bytes of text from it (after decompression).
+    pub fn open(path: &Path, cap: u64) -> Result<Tail, TailError> {
         let file = File::open(path).map_err(|source| TailError::Open {
             path: path.to_owned(),
             source,
@@ -60,8 +97,11 @@ impl Tail {
         Ok(Tail {
             path: path.to_owned(),
             source: Some(Source::Unknown(Growing(file))),
-            partial: Vec::new(),
+            buffer: Vec::new(),
+            start: 0,
             lines: 0,
+            text: 0,
+            cap,
         })
     }
 
@@ -70,71 +110,125 @@ impl Tail {
         self.lines
     }
 
-    /// The complete lines written since the last call (without their newline).
-    pub fn poll(&mut self) -> Result<Vec<String>, TailError> {
-        let mut bytes = std::mem::take(&mut self.partial);
-        let read = self.read_available(&mut bytes);
-        let mut lines = Vec::new();
-        let mut start = 0;
-        while let Some(end) = bytes[start..].iter().position(|&b| b == b'\n') {
-            let line = &bytes[start..start + end];
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            self.lines += 1;
-            let text = std::str::from_utf8(line).map_err(|_| TailError::NotText {
+    /// The next complete line (without its line end), or `None` if no more has been written yet.
+    pub fn next_line(&mut self) -> Result<Option<&str>, TailError> {
+        // Bytes after `start` already known to hold no line end.
+        let mut searched = 0;
+        let end = loop {
+            let unread = &self.buffer[self.start..];
+            if let Some(at) = unread[searched..].iter().position(|&b| b == b'\n') {
+                break self.start + searched + at;
+            }
+            searched = unread.len();
+            if searched > MAX_LINE {
+                return Err(TailError::LongLine {
+                    path: self.path.clone(),
+                    line: self.lines + 1,
+                });
+            }
+            // Keep only the unread text before reading more.
+            self.buffer.drain(..self.start);
+            self.start = 0;
+            if !self.read_chunk()? {
+                if self.buffer.is_empty() {
+                    // A follower waiting for the next line keeps no buffer meanwhile.
+                    self.buffer = Vec::new();
+                }
+                return Ok(None);
+            }
+        };
+        let line = &self.buffer[self.start..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        self.start = end + 1;
+        self.lines += 1;
+        std::str::from_utf8(line)
+            .map(Some)
+            .map_err(|_| TailError::NotText {
                 path: self.path.clone(),
                 line: self.lines,
-            })?;
-            lines.push(text.to_owned());
-            start += end + 1;
+            })
+    }
+
+    /// Every complete line written so far after those already handed out.
+    pub fn poll(&mut self) -> Result<Vec<String>, TailError> {
+        let mut lines = Vec::new();
+        while let Some(line) = self.next_line()? {
+            lines.push(line.to_owned());
         }
-        bytes.drain(..start);
-        self.partial = bytes;
-        read?;
         Ok(lines)
     }
 
-    fn read_available(&mut self, out: &mut Vec<u8>) -> Result<(), TailError> {
-        let error = |source| TailError::Read {
-            path: self.path.clone(),
+    /// Appends one chunk of text to the buffer; false if the file has no more for now.
+    fn read_chunk(&mut self) -> Result<bool, TailError> {
+        let error = |path: &Path, source| TailError::Read {
+            path: path.to_owned(),
             source,
         };
-        if let Some(Source::Unknown(Growing(file))) = &self.source {
-            // Two bytes tell gzip's magic number from the `{` a plain replay starts with; they
-            // are read in place, so that the decoder chosen then reads from the start.
-            let mut magic = [0u8; 2];
-            let mut have = 0;
-            while have < magic.len() {
-                match file.read_at(&mut magic[have..], have as u64) {
-                    Ok(0) => return Ok(()),
-                    Ok(n) => have += n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(error(e)),
-                }
-            }
-            let Some(Source::Unknown(file)) = self.source.take() else {
-                unreachable!("matched above")
-            };
-            self.source = Some(if magic == [0x1f, 0x8b] {
-                Source::Gzip(Box::new(MultiGzDecoder::new(file)))
-            } else {
-                Source::Plain(file)
-            });
+        if matches!(self.source, Some(Source::Unknown(_))) && !self.choose_decoder()? {
+            return Ok(false);
         }
         let reader: &mut dyn Read = match self.source.as_mut() {
             Some(Source::Plain(file)) => file,
             Some(Source::Gzip(decoder)) => decoder.as_mut(),
-            Some(Source::Unknown(_)) | None => return Ok(()),
+            Some(Source::Unknown(_)) | None => return Ok(false),
         };
-        let mut buf = [0u8; 64 * 1024];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) => return Ok(()),
-                Ok(n) => out.extend_from_slice(&buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+        let filled = self.buffer.len();
+        self.buffer.resize(filled + CHUNK, 0);
+        let read = loop {
+            match reader.read(&mut self.buffer[filled..]) {
+                Ok(n) => break Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break Ok(0),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(error(e)),
+                Err(e) => break Err(e),
+            }
+        };
+        let read = read.map_err(|e| {
+            self.buffer.truncate(filled);
+            error(&self.path, e)
+        })?;
+        self.buffer.truncate(filled + read);
+        self.text += read as u64;
+        if self.text > self.cap {
+            return Err(TailError::TooLarge {
+                path: self.path.clone(),
+                cap: self.cap,
+            });
+        }
+        Ok(read > 0)
+    }
+
+    /// Looks at the first two bytes, once written, to read the file as gzip or as plain text;
+    /// false while they are not.
+    fn choose_decoder(&mut self) -> Result<bool, TailError> {
+        let Some(Source::Unknown(Growing(file))) = &self.source else {
+            return Ok(true);
+        };
+        // Two bytes tell gzip's magic number from the `{` a plain replay starts with; they are
+        // read in place, so that the decoder chosen then reads from the start.
+        let mut magic = [0u8; 2];
+        let mut have = 0;
+        while have < magic.len() {
+            match file.read_at(&mut magic[have..], have as u64) {
+                Ok(0) => return Ok(false),
+                Ok(n) => have += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(source) => {
+                    return Err(TailError::Read {
+                        path: self.path.clone(),
+                        source,
+                    });
+                }
             }
         }
+        let Some(Source::Unknown(file)) = self.source.take() else {
+            unreachable!("matched above")
+        };
+        self.source = Some(if magic == [0x1f, 0x8b] {
+            Source::Gzip(Box::new(MultiGzDecoder::new(file)))
+        } else {
+            Source::Plain(file)
+        });
+        Ok(true)
     }
 }
 
@@ -155,7 +249,7 @@ mod tests {
     fn plain_lines_come_as_they_are_written() {
         let path = temp("plain");
         let mut file = File::create(&path).unwrap();
-        let mut tail = Tail::open(&path).unwrap();
+        let mut tail = Tail::open(&path, u64::MAX).unwrap();
         assert!(tail.poll().unwrap().is_empty());
         file.write_all(b"{\"a\":1}\n{\"b\"").unwrap();
         assert_eq!(tail.poll().unwrap(), ["{\"a\":1}"]);
@@ -169,7 +263,7 @@ mod tests {
     fn gzip_is_read_through_sync_flushes_and_to_the_end() {
         let path = temp("gzip");
         let mut gz = GzEncoder::new(File::create(&path).unwrap(), Compression::default());
-        let mut tail = Tail::open(&path).unwrap();
+        let mut tail = Tail::open(&path, u64::MAX).unwrap();
         assert!(tail.poll().unwrap().is_empty());
         gz.write_all(b"one\n").unwrap();
         gz.flush().unwrap();
@@ -182,6 +276,39 @@ mod tests {
         gz.finish().unwrap();
         assert_eq!(tail.poll().unwrap(), ["three"]);
         assert!(tail.poll().unwrap().is_empty());
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_gzip_inflating_past_the_cap_is_refused_after_a_bounded_read() {
+        let path = temp("bomb");
+        let mut gz = GzEncoder::new(File::create(&path).unwrap(), Compression::default());
+        gz.write_all(b"{\"type\":\"header\"}\n").unwrap();
+        let zeros = vec![b'0'; 1 << 20];
+        for _ in 0..8 {
+            gz.write_all(&zeros).unwrap();
+        }
+        gz.finish().unwrap();
+        let mut tail = Tail::open(&path, 4 << 20).unwrap();
+        assert_eq!(tail.next_line().unwrap(), Some("{\"type\":\"header\"}"));
+        let error = tail.next_line().unwrap_err();
+        assert!(matches!(error, TailError::TooLarge { cap, .. } if cap == 4 << 20));
+        assert!(error.to_string().contains("4 MiB"), "{error}");
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_refused() {
+        let path = temp("long");
+        let mut file = File::create(&path).unwrap();
+        file.write_all(b"short\n").unwrap();
+        file.write_all(&vec![b'x'; MAX_LINE + 2]).unwrap();
+        let mut tail = Tail::open(&path, u64::MAX).unwrap();
+        assert_eq!(tail.next_line().unwrap(), Some("short"));
+        assert!(matches!(
+            tail.next_line(),
+            Err(TailError::LongLine { line: 2, .. })
+        ));
         std::fs::remove_file(path).unwrap();
     }
 }

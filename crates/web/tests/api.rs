@@ -151,6 +151,16 @@ async fn get(state: &AppState, uri: &str) -> (StatusCode, Value) {
     (status, body)
 }
 
+/// The whole of a stream that ends by itself (after a result or a failure), as text.
+async fn stream_text(state: &AppState, uri: &str) -> String {
+    let response = app(state.clone())
+        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -267,6 +277,64 @@ fn a_newer_format_is_refused_with_a_message_for_people() {
 }
 
 #[test]
+fn a_damaged_line_is_refused_whole_and_named_in_the_listing() {
+    let dir = temp_dir("damaged");
+    let mut text = String::new();
+    for (n, record) in records().iter().enumerate() {
+        let line = serde_json::to_string(record).unwrap();
+        // The second tick loses its end, as a file cut and appended to would.
+        text.push_str(if n == 2 { &line[..40] } else { &line });
+        text.push('\n');
+    }
+    std::fs::write(dir.join("damaged.jsonl"), text).unwrap();
+    let state = AppState::new(ReplaySource::Dir(dir), None);
+    runtime().block_on(async {
+        let (status, body) = get(&state, "/api/replay?id=damaged.jsonl").await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(body["kind"], "bad_replay");
+        assert!(body["error"].as_str().unwrap().contains("line 3"), "{body}");
+        let (_, list) = get(&state, "/api/replays").await;
+        assert!(
+            list[0]["problem"].as_str().unwrap().contains("line 3"),
+            "{list}"
+        );
+    });
+}
+
+#[test]
+fn a_replay_past_the_cap_on_its_text_is_refused_by_name() {
+    let dir = temp_dir("cap");
+    write_replay(&dir.join("long.jsonl.gz"), &records());
+    let size = std::fs::metadata(dir.join("long.jsonl.gz")).unwrap().len();
+    // A cap below the text, which is larger than the compressed file.
+    let state = AppState::with_replay_cap(ReplaySource::Dir(dir), None, size);
+    runtime().block_on(async {
+        // Read, then from the cache.
+        for uri in [
+            "/api/replay?id=long.jsonl.gz",
+            "/api/replay?id=long.jsonl.gz",
+        ] {
+            let (status, body) = get(&state, uri).await;
+            assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+            assert_eq!(body["kind"], "too_large");
+            let message = body["error"].as_str().unwrap();
+            assert!(message.contains("long.jsonl.gz") && message.contains("--max-replay-mb"));
+        }
+        let (_, list) = get(&state, "/api/replays").await;
+        assert!(
+            list[0]["problem"].as_str().unwrap().contains("limit"),
+            "{list}"
+        );
+        let text = stream_text(&state, "/api/replay/stream?id=long.jsonl.gz").await;
+        assert!(
+            text.contains("event: failure") && text.contains("limit"),
+            "{text}"
+        );
+        assert!(text.contains("event: end"), "{text}");
+    });
+}
+
+#[test]
 fn a_replay_being_written_is_served_as_far_as_it_goes_and_listed_as_live() {
     let dir = temp_dir("growing");
     let all = records();
@@ -351,16 +419,7 @@ fn the_stream_of_a_newer_format_says_so_and_ends() {
     std::fs::write(dir.join("new.jsonl"), format!("{first}\n")).unwrap();
     let state = AppState::new(ReplaySource::Dir(dir), None);
     runtime().block_on(async {
-        let response = app(state)
-            .oneshot(
-                Request::get("/api/replay/stream?id=new.jsonl")
-                    .body(Body::empty())
-                    .unwrap(),
-            )
-            .await
-            .unwrap();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let text = stream_text(&state, "/api/replay/stream?id=new.jsonl").await;
         assert!(text.contains("event: failure"), "{text}");
         assert!(text.contains("9.1"), "{text}");
         assert!(text.contains("event: end"), "{text}");
