@@ -79,12 +79,9 @@ impl Jail {
         let mut full = vec![sandbox.bwrap.to_string_lossy().into_owned()];
         full.extend(ISOLATION.iter().map(|s| s.to_string()));
         full.extend(system_args());
-        full.extend([
-            "--size".into(),
-            (TMP_MB << 20).to_string(),
-            "--tmpfs".into(),
-            "/tmp".into(),
-        ]);
+        // Writable by every user and sticky, as the system's own /tmp.
+        let tmp_size = (TMP_MB << 20).to_string();
+        full.extend(["--perms", "1777", "--size", &tmp_size, "--tmpfs", "/tmp"].map(String::from));
         full.extend(ordered(mounts));
         full.extend(["--chdir".into(), path_arg(&cwd), "--clearenv".into()]);
         for (key, value) in environment(&cwd) {
