@@ -93,11 +93,11 @@ pub(crate) enum Author {
 /// the player, so the files it names show nothing: it could name anything.
 pub(crate) fn exposed(argv: &[String], cwd: &Path, author: Author) -> Vec<PathBuf> {
     let mut paths = BTreeSet::new();
-    if let Some(program) = argv.first() {
-        if !program.contains('/') {
-            for found in on_path(program) {
-                paths.extend(toolchain_folder(&found));
-            }
+    if let Some(program) = argv.first()
+        && !program.contains('/')
+    {
+        for found in on_path(program) {
+            paths.extend(toolchain_folder(&found));
         }
     }
     if author == Author::Player {
