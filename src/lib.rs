@@ -31,9 +31,11 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// Parsed once per run: the size of its largest variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Play one match between bots (commands, player folders or builtin:NAME robots).
-    Play(Box<play::PlayArgs>),
+    Play(play::PlayArgs),
     /// Run a built-in robot as a bot process speaking the game's protocol on stdin/stdout.
     Bot(bot::BotArgs),
     /// Count the sequences of legal actions of a given length from the start position.
@@ -126,7 +128,7 @@ pub fn run<C: Catalog>(argv: impl IntoIterator<Item = impl Into<OsString>>) -> E
         }
     };
     let result = match cli.command {
-        Command::Play(args) => play::run::<C>(*args),
+        Command::Play(args) => play::run::<C>(args),
         Command::Bot(args) => bot::run::<C>(args),
         Command::Perft(args) => perft::run::<C>(args),
         Command::Bench(args) => bench::run::<C>(args),
