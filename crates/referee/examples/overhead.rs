@@ -6,6 +6,9 @@
 //!    line back, over two pipes, with nothing else going on: the floor;
 //! 2. a real match through `run_match`, without a replay and with one written to a sink.
 //!
+//! 3. the same match with both bots in the sandbox (when this machine can build one), and the
+//!    start-up of one bot (start to first answer, median of 100) with and without it.
+//!
 //! Run it pinned to one core, so that every hand-over is a context switch on that core:
 //! `taskset -c 0 cargo run --release -p arbiter-referee --example overhead [TURNS]`
 
@@ -15,8 +18,9 @@ use std::time::{Duration, Instant};
 
 use arbiter_games::quoridor::{Action, Cell, Quoridor, Settings};
 use arbiter_games::{Game, TimeControl, Wire};
-use arbiter_referee::{MatchConfig, ProcessSeat, Seat, run_match};
+use arbiter_referee::{Ask, MatchConfig, ProcessSeat, Reply, Seat, run_match};
 use arbiter_replay::ReplayWriter;
+use arbiter_sandbox::{Sandbox, SandboxConfig};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,12 +37,12 @@ fn main() {
         "pipe ping-pong (floor):        {:>7.2} µs/turn",
         micros(floor, turns)
     );
-    let bare = referee(&exe, turns, false);
+    let bare = referee(&exe, turns, false, None);
     println!(
         "run_match, no replay:          {:>7.2} µs/turn",
         micros(bare, turns)
     );
-    let recorded = referee(&exe, turns, true);
+    let recorded = referee(&exe, turns, true, None);
     println!(
         "run_match, replay to a sink:   {:>7.2} µs/turn",
         micros(recorded, turns)
@@ -48,6 +52,52 @@ fn main() {
         micros(bare, turns) - micros(floor, turns),
         micros(recorded, turns) - micros(floor, turns)
     );
+    let sandbox = match Sandbox::new(SandboxConfig::default()) {
+        Ok(sandbox) => sandbox,
+        Err(why) => return println!("no sandbox measures: {why}"),
+    };
+    let jailed = referee(&exe, turns, false, Some(&sandbox));
+    println!(
+        "run_match, sandboxed bots:     {:>7.2} µs/turn ({:.2}x the unsandboxed match)",
+        micros(jailed, turns),
+        jailed.as_secs_f64() / bare.as_secs_f64()
+    );
+    let plain = median_start(&exe, None);
+    let confined = median_start(&exe, Some(&sandbox));
+    println!(
+        "start to first answer, median of {STARTS}: {:.2} ms plain, {:.2} ms sandboxed ({:.1}x)",
+        plain.as_secs_f64() * 1e3,
+        confined.as_secs_f64() * 1e3,
+        confined.as_secs_f64() / plain.as_secs_f64()
+    );
+}
+
+const STARTS: usize = 100;
+
+/// The median time from starting one bot to its first answer, closing it after.
+fn median_start(exe: &str, sandbox: Option<&Sandbox>) -> Duration {
+    let (starts, messages) = transcript(2);
+    let argv = [exe.to_owned(), "bot".to_owned()];
+    let mut times: Vec<Duration> = (0..STARTS)
+        .map(|_| {
+            let started = Instant::now();
+            let mut seat = ProcessSeat::spawn_in("instant", &argv, None, sandbox).unwrap();
+            Seat::<Quoridor>::send(&mut seat, &starts[0]).unwrap();
+            let game = game(2);
+            let reply = seat.request(
+                Ask::Turn(&game),
+                &messages[0].1,
+                Instant::now() + Duration::from_secs(10),
+                &mut Vec::new(),
+            );
+            assert!(matches!(reply, Reply::Answer(_)), "{reply:?}");
+            let elapsed = started.elapsed();
+            Seat::<Quoridor>::close(&mut seat, Instant::now());
+            elapsed
+        })
+        .collect();
+    times.sort();
+    times[STARTS / 2]
 }
 
 fn micros(d: Duration, turns: u32) -> f64 {
@@ -140,11 +190,11 @@ fn ping_pong(exe: &str, turns: u32) -> Duration {
     elapsed
 }
 
-fn referee(exe: &str, turns: u32, replay: bool) -> Duration {
+fn referee(exe: &str, turns: u32, replay: bool, sandbox: Option<&Sandbox>) -> Duration {
     let seats: Vec<Box<dyn Seat<Quoridor>>> = (0..2)
         .map(|p| {
             let argv = [exe.to_owned(), "bot".to_owned()];
-            Box::new(ProcessSeat::spawn(format!("instant{p}"), &argv, None).unwrap())
+            Box::new(ProcessSeat::spawn_in(format!("instant{p}"), &argv, None, sandbox).unwrap())
                 as Box<dyn Seat<Quoridor>>
         })
         .collect();

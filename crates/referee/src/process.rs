@@ -41,6 +41,8 @@ const SETTLE: Duration = Duration::from_millis(100);
 const LOG_CATCH_UP: Duration = Duration::from_millis(50);
 /// How long closing waits for the last of stderr once the process group is dead.
 const LOG_SETTLE: Duration = Duration::from_millis(200);
+/// How often the limits of a sandboxed bot that keeps answering are checked.
+const LIMIT_CHECK_EVERY: Duration = Duration::from_millis(10);
 /// How long closing waits for a killed process group to be gone.
 const REAP_LIMIT: Duration = Duration::from_secs(2);
 
@@ -70,6 +72,8 @@ pub struct ProcessSeat {
     closed: Option<ExitInfo>,
     /// The bot's sandbox, if it runs in one.
     jail: Option<Jail>,
+    /// When the sandbox's limits were last checked.
+    limits_checked: Instant,
 }
 
 impl ProcessSeat {
@@ -186,6 +190,7 @@ impl ProcessSeat {
             down: None,
             closed: None,
             jail,
+            limits_checked: Instant::now(),
         })
     }
 
@@ -512,8 +517,13 @@ impl<G: Wire> Seat<G> for ProcessSeat {
         discarded: &mut Vec<Discarded>,
     ) -> Reply {
         let protocol = &G::PROTOCOL;
-        if let Some(down) = self.enforce_limits(protocol, discarded) {
-            return Reply::Down(down);
+        // Reading the cgroup costs microseconds: a bot that answers is checked now and then,
+        // one that does not, at once (below).
+        if self.limits_checked.elapsed() >= LIMIT_CHECK_EVERY {
+            self.limits_checked = Instant::now();
+            if let Some(down) = self.enforce_limits(protocol, discarded) {
+                return Reply::Down(down);
+            }
         }
         match self.exchange(protocol, message, deadline, discarded) {
             // A bot silent because it is busy forking or allocating is down for that limit.

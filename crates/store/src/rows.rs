@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use arbiter_sandbox::Limit;
 use serde::{Deserialize, Serialize};
 
 use crate::StoreError;
@@ -208,6 +209,9 @@ pub struct SeatFaults {
     pub timeouts: u32,
     /// Whether the program died or closed its output.
     pub crashed: bool,
+    /// The sandbox limit that ended the program, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub killed_for: Option<Limit>,
     /// What went wrong beyond the counts (a program that could not be started).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

@@ -408,6 +408,7 @@ fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> StoredResult {
             errors: b.errors,
             timeouts: b.timeouts,
             crashed: b.crashed,
+            killed_for: b.killed_for,
             note: None,
         })
         .collect();
@@ -442,6 +443,7 @@ fn forfeit(row: &MatchRow, seat: usize, reason: String) -> StoredResult {
             errors: 0,
             timeouts: 0,
             crashed: true,
+            killed_for: None,
             note: Some(reason),
         }],
         replay: None,

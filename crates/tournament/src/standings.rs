@@ -48,6 +48,9 @@ pub struct Standing {
     pub timeouts: u32,
     /// Games in which the program died or closed its output.
     pub crashes: u32,
+    /// Of those, games in which the sandbox ended it for going over a limit (memory,
+    /// processes).
+    pub killed: u32,
     /// Average time per answer, in milliseconds.
     pub ms_per_move: Option<f64>,
     /// Likelihood that this player is stronger than the next one in the table (2-player games,
@@ -83,6 +86,7 @@ struct Tally {
     errors: u32,
     timeouts: u32,
     crashes: u32,
+    killed: u32,
     time_ms: f64,
     turns: u32,
     byes: u32,
@@ -145,6 +149,7 @@ pub fn compute(
                 tally[p].errors += f.errors;
                 tally[p].timeouts += f.timeouts;
                 tally[p].crashes += u32::from(f.crashed);
+                tally[p].killed += u32::from(f.killed_for.is_some());
             }
         }
         if seats.len() == 2 {
@@ -202,6 +207,7 @@ pub fn compute(
             errors: t.errors,
             timeouts: t.timeouts,
             crashes: t.crashes,
+            killed: t.killed,
             ms_per_move: (t.turns > 0).then(|| t.time_ms / f64::from(t.turns)),
             los: None,
             mu: None,
@@ -418,6 +424,14 @@ pub fn to_text(table: &Table) -> String {
                 .unwrap_or_else(|| "-".into()),
         );
     }
+    for (r, name) in table.rows.iter().zip(&names).filter(|(r, _)| r.killed > 0) {
+        let _ = writeln!(
+            out,
+            "      {name}: killed by the sandbox for going over a limit (memory or processes) in {} game{}",
+            r.killed,
+            if r.killed == 1 { "" } else { "s" }
+        );
+    }
     out
 }
 
@@ -544,6 +558,7 @@ mod tests {
             errors: 2,
             timeouts: 1,
             crashed: true,
+            killed_for: Some(arbiter_sandbox::Limit::Memory),
             note: None,
         };
         let matches = [
@@ -564,6 +579,14 @@ mod tests {
         assert_eq!(a.error95, None, "a 100% score has no finite error bar");
         let c = &table.rows[2];
         assert_eq!((c.faults, c.errors, c.timeouts, c.crashes), (4, 2, 1, 1));
+        assert_eq!(c.killed, 1);
+        assert!(
+            to_text(&table).contains(
+                "C (c): killed by the sandbox for going over a limit (memory or processes) in 1 game"
+            ),
+            "{}",
+            to_text(&table)
+        );
         // a beat b twice: LOS Φ(2/√4·√2)…
         assert_eq!(a.los, likelihood_of_superiority(2, 0));
         assert_eq!(table.rows[1].los, likelihood_of_superiority(1, 0));

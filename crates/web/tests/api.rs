@@ -551,6 +551,7 @@ fn tournament_state(name: &str) -> (PathBuf, tokio::runtime::Runtime, AppState) 
                     errors: 1,
                     timeouts: 0,
                     crashed: true,
+                    killed_for: None,
                     note: None,
                 }],
                 replay: Some(replays.join("m00001.jsonl.gz").to_string_lossy().into()),
