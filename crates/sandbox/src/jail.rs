@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::cgroup::BotCgroup;
-use crate::mounts::{Author, ISOLATION, Mount, exposed, ordered, system_args};
+use crate::mounts::{Author, ISOLATION, Mount, exposed, in_system, ordered, system_args};
 use crate::{Limit, Sandbox, SandboxError};
 
 /// A player folder larger than this is refused rather than copied for every match.
@@ -41,71 +41,32 @@ impl Jail {
             Some(dir) => absolute(dir)?,
             None => absolute(Path::new("."))?,
         };
-        let scratch = std::env::temp_dir().join(format!("arbiter-jail-{}-{n}", std::process::id()));
-        let _ = fs::remove_dir_all(&scratch);
-        fs::create_dir(&scratch).map_err(SandboxError::io("making", &scratch))?;
-        let jail_scratch = |scratch: &Path| -> Result<(), SandboxError> {
-            if let Some(dir) = dir {
-                copy_folder(dir, scratch, &mut (FOLDER_LIMIT_MB << 20))?;
-            }
-            if let Some(uid) = uid {
-                chown_all(scratch, uid)?;
-            }
-            Ok(())
+        let author = match dir {
+            Some(_) => Author::Player,
+            None => Author::Organiser,
         };
-        if let Err(e) = jail_scratch(&scratch) {
-            let _ = fs::remove_dir_all(&scratch);
-            return Err(e);
-        }
-        let cgroup = sandbox.cgroups.make(n, &limits)?;
-
+        let mut shown = exposed(argv, &cwd, author);
+        shown.extend(sandbox.config.read_only.iter().cloned());
+        check_visible(&argv[0], &cwd, &shown)?;
+        let scratch = make_scratch(n, dir, uid)?;
+        let cgroup = match sandbox.cgroups.make(n, &limits) {
+            Ok(cgroup) => cgroup,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&scratch);
+                return Err(e);
+            }
+        };
         let mut mounts = vec![Mount::Bind {
             from: scratch.clone(),
             at: cwd.clone(),
             writable: true,
         }];
-        let author = match dir {
-            Some(_) => Author::Player,
-            None => Author::Organiser,
-        };
-        let shown = exposed(argv, &cwd, author);
-        let extra = sandbox.config.read_only.iter().cloned();
-        mounts.extend(shown.into_iter().chain(extra).map(|p| Mount::Bind {
+        mounts.extend(shown.into_iter().map(|p| Mount::Bind {
             from: p.clone(),
             at: p,
             writable: false,
         }));
-
-        let mut full = vec![sandbox.bwrap.to_string_lossy().into_owned()];
-        full.extend(ISOLATION.iter().map(|s| s.to_string()));
-        full.extend(system_args());
-        // Writable by every user and sticky, as the system's own /tmp.
-        let tmp_size = (TMP_MB << 20).to_string();
-        full.extend(["--perms", "1777", "--size", &tmp_size, "--tmpfs", "/tmp"].map(String::from));
-        full.extend(ordered(mounts));
-        full.extend(["--chdir".into(), path_arg(&cwd), "--clearenv".into()]);
-        for (key, value) in environment(&cwd) {
-            full.extend(["--setenv".into(), key.into(), value]);
-        }
-        match (&sandbox.setpriv, uid) {
-            (Some(setpriv), Some(uid)) => {
-                // bubblewrap runs as root and drops every capability but these two, which
-                // setpriv needs to become the bot's user; it then drops them for good.
-                full.extend(
-                    ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"].map(String::from),
-                );
-                full.extend(["--".into(), path_arg(setpriv)]);
-                full.extend([
-                    format!("--reuid={uid}"),
-                    format!("--regid={uid}"),
-                    "--clear-groups".into(),
-                    "--no-new-privs".into(),
-                    "--bounding-set=-all".into(),
-                    "--inh-caps=-all".into(),
-                ]);
-            }
-            _ => full.push("--unshare-user".into()),
-        }
+        let mut full = bwrap_args(sandbox, mounts, &cwd, uid);
         full.push("--".into());
         full.extend(argv.iter().cloned());
         Ok(Jail {
@@ -177,6 +138,78 @@ impl Drop for Jail {
         self.cgroup.kill_all();
         let _ = fs::remove_dir_all(&self.scratch);
     }
+}
+
+/// bubblewrap and its arguments: namespaces, the system, `mounts`, the working folder, the
+/// environment, and the drop to the bot's user; the bot's command line follows.
+fn bwrap_args(sandbox: &Sandbox, mounts: Vec<Mount>, cwd: &Path, uid: Option<u32>) -> Vec<String> {
+    let mut full = vec![path_arg(&sandbox.bwrap)];
+    full.extend(ISOLATION.iter().map(|s| s.to_string()));
+    full.extend(system_args());
+    // Writable by every user and sticky, as the system's own /tmp.
+    let tmp_size = (TMP_MB << 20).to_string();
+    full.extend(["--perms", "1777", "--size", &tmp_size, "--tmpfs", "/tmp"].map(String::from));
+    full.extend(ordered(mounts));
+    full.extend(["--chdir".into(), path_arg(cwd), "--clearenv".into()]);
+    for (key, value) in environment(cwd) {
+        full.extend(["--setenv".into(), key.into(), value]);
+    }
+    match (&sandbox.setpriv, uid) {
+        (Some(setpriv), Some(uid)) => {
+            // bubblewrap runs as root and drops every capability but these two, which setpriv
+            // needs to become the bot's user; it then drops them for good.
+            full.extend(["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"].map(String::from));
+            full.extend(["--".into(), path_arg(setpriv)]);
+            full.extend([
+                format!("--reuid={uid}"),
+                format!("--regid={uid}"),
+                "--clear-groups".into(),
+                "--no-new-privs".into(),
+                "--bounding-set=-all".into(),
+                "--inh-caps=-all".into(),
+            ]);
+        }
+        _ => full.push("--unshare-user".into()),
+    }
+    full
+}
+
+/// The scratch folder of jail `n`: a copy of the player folder `dir` (empty without one),
+/// given to the bot's user.
+fn make_scratch(n: u32, dir: Option<&Path>, uid: Option<u32>) -> Result<PathBuf, SandboxError> {
+    let scratch = std::env::temp_dir().join(format!("arbiter-jail-{}-{n}", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    fs::create_dir(&scratch).map_err(SandboxError::io("making", &scratch))?;
+    let fill = || -> Result<(), SandboxError> {
+        if let Some(dir) = dir {
+            copy_folder(dir, &scratch, &mut (FOLDER_LIMIT_MB << 20))?;
+        }
+        if let Some(uid) = uid {
+            chown_all(&scratch, uid)?;
+        }
+        Ok(())
+    };
+    match fill() {
+        Ok(()) => Ok(scratch),
+        Err(e) => {
+            let _ = fs::remove_dir_all(&scratch);
+            Err(e)
+        }
+    }
+}
+
+/// A program named by its path must be inside what the jail shows, or it would only be a
+/// puzzling "No such file or directory" from inside.
+fn check_visible(program: &str, cwd: &Path, shown: &[PathBuf]) -> Result<(), SandboxError> {
+    if !program.contains('/') {
+        return Ok(());
+    }
+    let path = cwd.join(program);
+    let path = path.canonicalize().unwrap_or(path);
+    if path.starts_with(cwd) || in_system(&path) || shown.iter().any(|p| path.starts_with(p)) {
+        return Ok(());
+    }
+    Err(SandboxError::Hidden { program: path })
 }
 
 /// The bot's whole environment: nothing of the organiser's but where programs are and the

@@ -150,6 +150,14 @@ pub enum SandboxError {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// The program is outside everything the sandbox shows the bot.
+    #[error(
+        "{program} is outside the player folder and the system's folders, so the sandbox does \
+         not show it; --sandbox-ro {} shows it to every bot",
+        program.parent().unwrap_or(program).display()
+    )]
+    #[allow(missing_docs)] // the fields' names say what they hold
+    Hidden { program: PathBuf },
     /// The player folder is too large to copy into the bot's scratch folder.
     #[error(
         "player folder {path} holds more than {limit_mb} MiB; the sandbox copies it for every match"

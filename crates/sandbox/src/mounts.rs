@@ -69,7 +69,7 @@ pub(crate) fn system_args() -> Vec<String> {
 }
 
 /// Whether `path` is inside one of the system's folders, which every jail shows already.
-fn in_system(path: &Path) -> bool {
+pub(crate) fn in_system(path: &Path) -> bool {
     SYSTEM
         .iter()
         .chain(SYSTEM_LINKS)
