@@ -3,6 +3,8 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+
+use crate::out::outln;
 use arbiter_catalog::{Catalog, CatalogGame, Visit};
 use arbiter_games::Game;
 use arbiter_games::playout::random_playout;
@@ -78,18 +80,18 @@ pub fn run<C: Catalog>(args: BenchArgs) -> Result<()> {
     let games_per_sec = speed.games as f64 / speed.seconds;
     let plies_per_sec = speed.plies as f64 / speed.seconds;
     if choice.args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"games_per_sec": games_per_sec, "plies_per_sec": plies_per_sec})
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{}: {} random games in {:.2} s: {games_per_sec:.0} games/s, {plies_per_sec:.0} plies/s ({:.1} plies a game)",
             game_title(&choice.game),
             speed.games,
             speed.seconds,
             speed.plies as f64 / speed.games.max(1) as f64
-        );
+        )?;
     }
     Ok(())
 }

@@ -12,6 +12,8 @@ use arbiter_gameserver::{Accounts, ServerConfig};
 use clap::{Args, FromArgMatches, Subcommand};
 
 use crate::cli::{GameArgs, GameChoice};
+use crate::out::{errln, outln};
+use arbiter_text::for_terminal as shown;
 
 #[derive(Args)]
 pub struct GameServerArgs {
@@ -138,9 +140,9 @@ pub fn accounts(args: AccountsArgs) -> Result<()> {
     accounts.set_password(&team, &password)?;
     accounts.save(&file)?;
     if print {
-        println!("{team} {password}");
+        outln!("{team} {password}")?;
     }
-    eprintln!(
+    errln!(
         "{}: {team} added ({} team{})",
         file.display(),
         accounts.len(),
@@ -153,8 +155,7 @@ pub fn run<C: Catalog>(args: GameServerArgs) -> Result<()> {
     let choice = args.game.required();
     if choice.args.standings {
         let standings = arbiter_gameserver::stored_standings(&choice.args.db, &choice.game)?;
-        print_standings(&standings);
-        return Ok(());
+        return print_standings(&standings);
     }
     crate::visit::<C, _>(&choice.game.clone(), Serve(choice))?
 }
@@ -219,10 +220,10 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
     let listener = std::net::TcpListener::bind(&address)
         .with_context(|| format!("cannot listen on {address}"))?;
     let addr = listener.local_addr()?;
-    println!("listening on {addr}");
-    std::io::stdout().flush()?;
+    outln!("listening on {addr}")?;
+    crate::out::Stdout.flush()?;
     if !args.quiet {
-        eprintln!(
+        errln!(
             "server: {} {} mode, {} teams, open files up to {limit}",
             G::NAME,
             if args.live { "live" } else { "test" },
@@ -251,15 +252,21 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
         settings,
         Default::default(),
     )?;
-    println!("{} games played", summary.games);
-    print_standings(&summary.standings);
-    Ok(())
+    outln!("{} games played", summary.games)?;
+    print_standings(&summary.standings)
 }
 
-fn print_standings(rows: &[(String, f64, f64)]) {
-    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
-    println!("rank  {:width$}  live  test", "team");
+fn print_standings(rows: &[(String, f64, f64)]) -> Result<()> {
+    let width = rows
+        .iter()
+        .map(|r| shown(&r.0).len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    outln!("rank  {:width$}  live  test", "team")?;
     for (i, (team, test, live)) in rows.iter().enumerate() {
-        println!("{:>4}  {team:width$}  {live:>4}  {test:>4}", i + 1);
+        let team = shown(team);
+        outln!("{:>4}  {team:width$}  {live:>4}  {test:>4}", i + 1)?;
     }
+    Ok(())
 }

@@ -18,6 +18,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Value, json};
 
 use crate::cli::{GameArgs, GameChoice};
+use crate::out::{errln, out, outln};
+use arbiter_text::for_terminal as shown;
 
 #[derive(Args)]
 pub struct TournamentArgs {
@@ -196,7 +198,7 @@ impl Visit for RunNew {
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;
-        eprintln!(
+        errln!(
             "tournament {} in {}: {} players, {}, {} round(s), seed {seed}",
             t.id,
             args.db,
@@ -226,26 +228,29 @@ impl Visit for Resume {
 
 fn print_note(note: Note<'_>) {
     match note {
-        Note::Skipped(p) => eprintln!(
+        Note::Skipped(p) => errln!(
             "skipping {}: {}",
-            p.folder
-                .as_deref()
-                .unwrap_or(std::path::Path::new(&p.id))
-                .display(),
-            p.reason.as_deref().unwrap_or("not a player folder")
+            shown(
+                &p.folder
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new(&p.id))
+                    .display()
+                    .to_string()
+            ),
+            shown(p.reason.as_deref().unwrap_or("not a player folder"))
         ),
-        Note::Checking(n) => eprintln!("checking {n} player program(s) on a first turn..."),
+        Note::Checking(n) => errln!("checking {n} player program(s) on a first turn..."),
         Note::Failed(p) => {
             let what = if p.status == players::Status::Kept {
                 "failed the check, plays anyway"
             } else {
                 "excluded"
             };
-            eprintln!(
+            errln!(
                 "{} ({}) {what}: {}",
-                p.id,
-                p.alias,
-                p.reason.as_deref().unwrap_or("")
+                shown(&p.id),
+                shown(&p.alias),
+                shown(p.reason.as_deref().unwrap_or(""))
             );
         }
     }
@@ -269,6 +274,7 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
         }
         PoolEvent::Played(_) => {}
         PoolEvent::Trouble { id, error, failed } => {
+            let error = shown(error);
             let line = if failed {
                 format!("match {id} failed for good: {error}")
             } else {
@@ -276,7 +282,7 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
             };
             match &bar {
                 Some(bar) => bar.println(line),
-                None => eprintln!("{line}"),
+                None => errln!("{line}"),
             }
         }
         PoolEvent::Paired { round } => {
@@ -291,12 +297,12 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
     let elapsed = started.elapsed().as_secs_f64();
     let played = last.0 - first_done.unwrap_or(0);
     if summary.requeued > 0 {
-        eprintln!(
+        errln!(
             "{} match(es) that were running when the last run stopped were played again",
             summary.requeued
         );
     }
-    eprintln!(
+    errln!(
         "{played} match(es) in {elapsed:.1} s ({:.1} a minute), {} of {} over{}",
         if elapsed > 0.0 {
             played as f64 * 60.0 / elapsed
@@ -312,14 +318,13 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
         }
     );
     let (table, players) = table(store, t)?;
-    print!("{}", standings::to_text(&table));
+    out!("{}", standings::to_text(&table))?;
     let cross = standings::cross_table(&table);
     if !cross.is_empty() {
-        println!();
-        print!("{cross}");
+        outln!()?;
+        out!("{cross}")?;
     }
-    print_excluded(&players);
-    Ok(())
+    print_excluded(&players)
 }
 
 fn progress_bar() -> Option<ProgressBar> {
@@ -360,22 +365,23 @@ fn table(store: &Store, t: &Tournament) -> Result<(standings::Table, Vec<Contest
     ))
 }
 
-fn print_excluded(players: &[Contestant]) {
-    let out: Vec<&Contestant> = players.iter().filter(|p| !p.status.plays()).collect();
-    if out.is_empty() {
-        return;
+fn print_excluded(players: &[Contestant]) -> Result<()> {
+    let excluded: Vec<&Contestant> = players.iter().filter(|p| !p.status.plays()).collect();
+    if excluded.is_empty() {
+        return Ok(());
     }
-    println!();
-    println!("not playing:");
-    for p in out {
-        println!(
+    outln!()?;
+    outln!("not playing:")?;
+    for p in excluded {
+        outln!(
             "  {} ({}): {}: {}",
-            p.id,
-            p.alias,
+            shown(&p.id),
+            shown(&p.alias),
             p.status.as_str(),
-            p.reason.as_deref().unwrap_or("")
-        );
+            shown(p.reason.as_deref().unwrap_or(""))
+        )?;
     }
+    Ok(())
 }
 
 fn print_standings(args: StandingsArgs) -> Result<()> {
@@ -383,16 +389,16 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
     let t = tournament(&store, args.db.tournament)?;
     let (table, players) = table(&store, &t)?;
     if args.json {
-        println!("{}", standings::to_json(&table));
+        outln!("{}", standings::to_json(&table))?;
     } else if args.csv {
-        print!("{}", standings::to_csv(&table));
+        out!("{}", standings::to_csv(&table))?;
     } else {
         let matches = store.matches(t.id)?;
         let over = matches
             .iter()
             .filter(|m| matches!(m.state, MatchState::Done | MatchState::Failed))
             .count();
-        println!(
+        outln!(
             "tournament {}: {}, {}, seed {}, {over} of {} matches over{}",
             t.id,
             t.game,
@@ -404,14 +410,14 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
             } else {
                 " (not finished: `arbiter tournament resume`)"
             }
-        );
-        print!("{}", standings::to_text(&table));
+        )?;
+        out!("{}", standings::to_text(&table))?;
         let cross = standings::cross_table(&table);
         if !cross.is_empty() {
-            println!();
-            print!("{cross}");
+            outln!()?;
+            out!("{cross}")?;
         }
-        print_excluded(&players);
+        print_excluded(&players)?;
     }
     Ok(())
 }
@@ -440,11 +446,11 @@ fn print_matches(args: MatchesArgs) -> Result<()> {
         })
         .collect();
     if args.json {
-        println!("{}", Value::Array(rows.iter().map(match_json).collect()));
+        outln!("{}", Value::Array(rows.iter().map(match_json).collect()))?;
         return Ok(());
     }
     for m in &rows {
-        println!("{}", match_line(m));
+        outln!("{}", shown(&match_line(m)))?;
     }
     Ok(())
 }
