@@ -23,8 +23,8 @@ pub struct BenchArgs {
 /// What `bench` takes for every game.
 #[derive(Args)]
 pub struct BenchCommon {
-    /// How long to run the playout loop.
-    #[arg(long, default_value_t = 3.0)]
+    /// How long to run the playout loop, in seconds: up to a day.
+    #[arg(long, default_value_t = 3.0, value_parser = seconds)]
     seconds: f64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -94,6 +94,15 @@ pub fn run<C: Catalog>(args: BenchArgs) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// `--seconds`: a number from 0 to a day (anything longer is a mistake, and no duration).
+fn seconds(text: &str) -> Result<f64, String> {
+    const DAY: f64 = 86_400.0;
+    match text.parse::<f64>() {
+        Ok(seconds) if (0.0..=DAY).contains(&seconds) => Ok(seconds),
+        _ => Err(format!("expected seconds from 0 to {DAY}")),
+    }
 }
 
 /// `quoridor` as `Quoridor`, as the summary line always named games.

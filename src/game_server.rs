@@ -39,8 +39,8 @@ pub struct ServerCommon {
     /// The database keeping every team's totals: a SQLite file, or a PostgreSQL URL.
     #[arg(long)]
     db: String,
-    /// Seconds between games.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds between games, up to a week.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=604_800))]
     interval: u64,
     /// Robots fill every game up to this many seats (Labyrinth; other games have a fixed number
     /// of players, --players).
@@ -55,8 +55,8 @@ pub struct ServerCommon {
     /// Start a game as soon as this many clients are idle, without waiting for the interval.
     #[arg(long)]
     start_when_idle: Option<usize>,
-    /// Seconds a client has to log in.
-    #[arg(long, default_value_t = 10)]
+    /// Seconds a client has to log in, 1 to 3600.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     login_timeout: u64,
     #[command(flatten)]
     time: TimeLimits,

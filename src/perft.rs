@@ -20,7 +20,8 @@ pub struct PerftArgs {
 /// What `perft` takes for every game.
 #[derive(Args)]
 pub struct PerftCommon {
-    /// Length of the action sequences to count.
+    /// Length of the action sequences to count, 0 to 64 (each step multiplies the time).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]
     depth: u32,
 }
 

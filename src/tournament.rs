@@ -57,9 +57,9 @@ pub struct RunArgs {
     /// more players a match).
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
-    /// Rounds: the whole schedule played this many times with new seeds (Swiss: rounds paired;
-    /// default log2 of the players, rounded up).
-    #[arg(long)]
+    /// Rounds, 1 to 10000: the whole schedule played this many times with new seeds (Swiss:
+    /// rounds paired; default log2 of the players, rounded up).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::cli::MAX_ROUNDS))]
     rounds: Option<u32>,
     /// The player a gauntlet pits against all others: its id, alias or folder.
     #[arg(long)]
@@ -70,8 +70,8 @@ pub struct RunArgs {
     /// The tournament seed, from which every match seed is derived (random if not given).
     #[arg(long)]
     seed: Option<u64>,
-    /// Matches played at once (default: the number of cores).
-    #[arg(long)]
+    /// Matches played at once, 1 to 1024 (default: the number of cores).
+    #[arg(long, value_parser = crate::cli::jobs())]
     jobs: Option<usize>,
     /// The store: a SQLite file, or a postgres:// URL.
     #[arg(long, default_value = "tournament.db")]
@@ -112,8 +112,8 @@ impl From<FormatArg> for Format {
 struct ResumeArgs {
     #[command(flatten)]
     db: DbArgs,
-    /// Matches played at once (default: the number of cores).
-    #[arg(long)]
+    /// Matches played at once, 1 to 1024 (default: the number of cores).
+    #[arg(long, value_parser = crate::cli::jobs())]
     jobs: Option<usize>,
 }
 
@@ -342,7 +342,8 @@ fn progress_bar() -> Option<ProgressBar> {
 }
 
 fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.min(crate::cli::MAX_JOBS as usize)
 }
 
 fn tournament(store: &Store, id: Option<i64>) -> Result<Tournament> {

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use common::{arbiter, run, temp_dir};
+use common::{arbiter, failure, run, temp_dir};
 
 /// Runs `command` with its standard output closed before it writes (`arbiter … | head -0`):
 /// it must end quietly and successfully.
@@ -77,5 +77,107 @@ fn a_broken_pipe_ends_every_printing_command_quietly() {
         .args(["--add", "builtin:runner", "--db"])
         .arg(dir.join("second.db"));
     assert_quiet_with_stdout_closed(&mut tournament);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `arbiter ARGS`, which must fail with a clear message (no panic) containing `wanted`.
+fn refused(args: &[&str], wanted: &str) {
+    let stderr = failure(arbiter().args(args));
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert!(stderr.contains(wanted), "{args:?}: {stderr}");
+}
+
+#[test]
+fn absurd_counts_are_refused_naming_the_flag_and_its_range() {
+    let robots = ["--add", "builtin:random", "--add", "builtin:runner"];
+    let run = |extra: &[&str]| -> Vec<String> {
+        ["tournament", "run", "quoridor", "--db", "/nonexistent/t.db"]
+            .iter()
+            .chain(&robots)
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            run(&["--jobs", "100000"]),
+            "--jobs <JOBS>': 100000 is not in 1..=1024",
+        ),
+        (run(&["--jobs", "0"]), "--jobs"),
+        (
+            run(&["--rounds", "4294967295"]),
+            "--rounds <ROUNDS>': 4294967295 is not in 1..=10000",
+        ),
+        (
+            ["tournament", "resume", "--jobs", "5000"]
+                .map(String::from)
+                .to_vec(),
+            "is not in 1..=1024",
+        ),
+        (
+            ["perft", "quoridor", "4294967295"]
+                .map(String::from)
+                .to_vec(),
+            "is not in 0..=64",
+        ),
+        (
+            ["bench", "quoridor", "--seconds", "1e30"]
+                .map(String::from)
+                .to_vec(),
+            "--seconds <SECONDS>': expected seconds from 0 to 86400",
+        ),
+        (
+            ["bench", "quoridor", "--seconds", "inf"]
+                .map(String::from)
+                .to_vec(),
+            "--seconds",
+        ),
+        (
+            [
+                "game-server",
+                "quoridor",
+                "--db",
+                "x",
+                "--accounts",
+                "y",
+                "--interval",
+            ]
+            .into_iter()
+            .chain(["18446744073709551615"])
+            .map(String::from)
+            .collect(),
+            "--interval <INTERVAL>': 18446744073709551615 is not in 0..=604800",
+        ),
+        (
+            ["game-server", "quoridor", "--db", "x", "--accounts", "y"]
+                .into_iter()
+                .chain(["--login-timeout", "0"])
+                .map(String::from)
+                .collect(),
+            "--login-timeout",
+        ),
+    ];
+    for (args, wanted) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, wanted);
+    }
+}
+
+#[test]
+fn threads_the_machine_cannot_start_are_an_error_not_a_panic() {
+    let dir = temp_dir("threads");
+    // Too little address space for 1024 thread stacks: some threads cannot start.
+    let line = format!(
+        "ulimit -v 600000 && exec {} tournament run quoridor --add builtin:random \
+         --add builtin:runner --rounds 600 --jobs 1024 --seed 1 --db {}",
+        env!("CARGO_BIN_EXE_arbiter"),
+        dir.join("t.db").display()
+    );
+    let output = Command::new("sh").args(["-c", &line]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    if !output.status.success() {
+        assert!(stderr.contains("(--jobs)"), "{stderr}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
