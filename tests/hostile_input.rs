@@ -181,3 +181,92 @@ fn threads_the_machine_cannot_start_are_an_error_not_a_panic() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A player folder `id` in `players` with this info.txt.
+fn player(players: &std::path::Path, id: &str, info: &str) {
+    let dir = players.join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("info.txt"), info).unwrap();
+}
+
+#[test]
+fn a_huge_info_txt_and_control_characters_in_names_stay_off_the_terminal() {
+    let dir = temp_dir("folders");
+    let players = dir.join("players");
+    let bot = format!("{} bot quoridor random", env!("CARGO_BIN_EXE_arbiter"));
+    player(
+        &players,
+        "huge",
+        &format!("huge\nHuge\n{}\n", "x".repeat(10 << 20)),
+    );
+    player(
+        &players,
+        "long",
+        &format!("long\nLong\n{}\n", "y".repeat(60_000)),
+    );
+    player(
+        &players,
+        "evil",
+        &format!("e\x1b[2J\x1b]0;pwned\x07vil\nEvil\n{bot}\n"),
+    );
+    let db = dir.join("t.db");
+    let output = run(arbiter()
+        .args([
+            "tournament",
+            "run",
+            "quoridor",
+            "--add",
+            "builtin:random",
+            "--db",
+        ])
+        .arg(&db)
+        .arg(&players));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("info.txt: the file is larger than 64 KiB"),
+        "{stderr:.2000}"
+    );
+    let standings = run(arbiter().args(["tournament", "standings", "--db"]).arg(&db));
+    let matches = run(arbiter().args(["tournament", "matches", "--db"]).arg(&db));
+    for printed in [
+        &output.stdout,
+        &output.stderr,
+        &standings.stdout,
+        &matches.stdout,
+    ] {
+        let text = String::from_utf8_lossy(printed);
+        assert!(
+            text.len() < 4000,
+            "{} bytes printed: {text:.2000}",
+            text.len()
+        );
+        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
+    }
+    let standings = String::from_utf8_lossy(&standings.stdout);
+    assert!(
+        standings.contains(r"e\u{1b}[2J\u{1b}]0;pwned\u{7}vil"),
+        "{standings}"
+    );
+    // The store keeps the name as it was written.
+    let json = run(arbiter()
+        .args(["tournament", "standings", "--json", "--db"])
+        .arg(&db));
+    assert!(String::from_utf8_lossy(&json.stdout).contains(r"e\u001b[2J"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_endless_level_file_is_refused_at_its_limit() {
+    let stderr = failure(arbiter().args([
+        "play",
+        "labyrinth",
+        "--bot",
+        "builtin:random",
+        "--level-file",
+        "/dev/zero",
+    ]));
+    assert!(
+        stderr.contains("--level-file /dev/zero: the file is larger than 1 MiB"),
+        "{stderr}"
+    );
+}

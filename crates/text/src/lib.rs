@@ -4,10 +4,47 @@
 //! A name such as `"\x1b[2J\x1b]0;pwned\x07"` would clear the organiser's terminal and retitle
 //! its window if printed as it is; [`for_terminal`] shows it as `\u{1b}[2J\u{1b}]0;pwned\u{7}`.
 //! Only what is shown is escaped: replays and the store keep the text as it was received.
+//!
+//! Files from untrusted sources are read with [`read_capped`], so that `/dev/zero` or a file of
+//! ten gigabytes is refused instead of filling the memory.
 #![warn(missing_docs)]
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The whole of the file at `path` if it is at most `limit` bytes; a larger one (or an endless
+/// one, such as `/dev/zero`) is an [`io::ErrorKind::FileTooLarge`] error saying the limit,
+/// after reading no more than `limit + 1` bytes.
+pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("the file is larger than {}", size(limit)),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`] for a text file: invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error.
+pub fn read_to_string_capped(path: &Path, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_capped(path, limit)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the file is not UTF-8 text"))
+}
+
+/// `limit` bytes as people say it: `64 KiB`, `1 MiB`, `100 bytes`.
+pub fn size(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    match bytes {
+        b if b >= KIB * KIB && b % (KIB * KIB) == 0 => format!("{} MiB", b / (KIB * KIB)),
+        b if b >= KIB && b % KIB == 0 => format!("{} KiB", b / KIB),
+        b => format!("{b} bytes"),
+    }
+}
 
 /// `text` with every control character (C0, DEL, C1, so line ends and tabs too) and every
 /// Unicode direction override escaped as `\u{…}` (`\n`, `\r`, `\t` and `\\` as such), so that
@@ -93,6 +130,17 @@ mod tests {
             quote(&"x".repeat(10_000_000)).len(),
             200 + "… (10000000 bytes)".len()
         );
+    }
+
+    #[test]
+    fn an_endless_file_is_refused_at_its_limit() {
+        let error = read_capped(Path::new("/dev/zero"), 1024 * 1024).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(error.to_string(), "the file is larger than 1 MiB");
+        let empty = read_to_string_capped(Path::new("/dev/null"), 0).unwrap();
+        assert_eq!(empty, "");
+        assert_eq!(size(64 * 1024), "64 KiB");
+        assert_eq!(size(1000), "1000 bytes");
     }
 
     proptest! {
