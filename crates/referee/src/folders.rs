@@ -235,6 +235,33 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        // An info.txt is written by whoever hands in a player folder: any bytes are a player or
+        // an error, and what an error says is bounded whatever the file holds.
+        #[test]
+        fn any_info_txt_is_a_player_or_a_short_error(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..70_000),
+            lines in proptest::collection::vec("[^\n]{0,3000}", 0..5),
+            text in proptest::prelude::any::<bool>(),
+        ) {
+            let root = temp_dir("any");
+            let dir = root.join("player");
+            std::fs::create_dir_all(&dir).unwrap();
+            let content = if text { lines.join("\n").into_bytes() } else { bytes };
+            std::fs::write(dir.join(INFO_TXT), &content).unwrap();
+            match read_player_folder(&dir) {
+                Ok(spec) => proptest::prop_assert!(!spec.name().is_empty()),
+                Err(error) => {
+                    let message = error.to_string();
+                    proptest::prop_assert!(message.len() < 2000, "{} bytes", message.len());
+                }
+            }
+            std::fs::remove_dir_all(&root).unwrap();
+        }
+    }
+
     #[test]
     fn a_missing_players_folder_is_an_error() {
         let err = read_players_folder(Path::new("/no/such/players")).unwrap_err();
