@@ -4,9 +4,10 @@
 
 use arbiter_catalog::{Catalog, CatalogGame, Games, TableSetup, Visit};
 use arbiter_games::ClientEvent;
+use arbiter_games::playout::random_plies;
 use proptest::prelude::*;
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 /// Text made of the words of every game's protocol, numbers of every size and punctuation:
 /// closer to an answer than arbitrary text, so that the parsers' inner branches are reached.
@@ -35,7 +36,7 @@ fn any_text() -> impl Strategy<Value = String> {
 /// One game's parsers, fed from a position `plies` random turns into a match.
 struct Feed {
     seed: u64,
-    plies: usize,
+    plies: u32,
     answers: Vec<String>,
     /// Which line of a valid conversation to replace, and by what.
     damage: (prop::sample::Index, String),
@@ -51,17 +52,7 @@ impl Visit for Feed {
         let seats = G::seats(&settings, 0);
         let mut game = G::build(&settings, &TableSetup::numbered(seats)).unwrap();
         let mut rng = SmallRng::seed_from_u64(self.seed);
-        let mut actions = Vec::new();
-        for _ in 0..self.plies {
-            if game.to_move().is_none() {
-                break;
-            }
-            game.legal_actions(&mut actions);
-            if actions.is_empty() {
-                break;
-            }
-            game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
-        }
+        random_plies(&mut game, &mut rng, &mut Vec::new(), self.plies);
         for answer in &self.answers {
             if let Ok(action) = game.parse_action(answer) {
                 // A parsed action is checked by the rules: legal or not, never a panic.
@@ -131,7 +122,7 @@ proptest! {
     fn every_game_takes_any_answer_and_any_referee_line(
         game in prop::sample::select(Games::games().iter().map(|g| g.name).collect::<Vec<_>>()),
         seed in any::<u64>(),
-        plies in 0usize..30,
+        plies in 0u32..30,
         answers in prop::collection::vec(any_text(), 0..8),
         damage in (any::<prop::sample::Index>(), any_text()),
         number in (any::<prop::sample::Index>(), number()),

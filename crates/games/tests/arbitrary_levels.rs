@@ -3,9 +3,10 @@
 
 use arbiter_games::Game;
 use arbiter_games::labyrinth::{Labyrinth, Level};
+use arbiter_games::playout::random_plies;
 use proptest::prelude::*;
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 const SMALL: &str = include_str!("../../../examples/labyrinth/small.level");
 
@@ -36,22 +37,12 @@ fn changed_level(word: prop::sample::Index, new: &str, extra: &[String]) -> Stri
 }
 
 /// Plays `plies` random legal turns of a match on `level`, if it is one.
-fn play(level: Level, players: usize, seed: u64, plies: usize) {
+fn play(level: Level, players: usize, seed: u64, plies: u32) {
     let Ok(mut game) = Labyrinth::new(level, players) else {
         return;
     };
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut actions = Vec::new();
-    for _ in 0..plies {
-        if game.to_move().is_none() {
-            break;
-        }
-        game.legal_actions(&mut actions);
-        if actions.is_empty() {
-            break;
-        }
-        game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
-    }
+    random_plies(&mut game, &mut rng, &mut Vec::new(), plies);
     let _ = game.outcome();
 }
 
