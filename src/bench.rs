@@ -3,6 +3,8 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+
+use crate::out::outln;
 use arbiter_catalog::{Catalog, CatalogGame, Visit};
 use arbiter_games::Game;
 use arbiter_games::playout::random_playout;
@@ -21,8 +23,8 @@ pub struct BenchArgs {
 /// What `bench` takes for every game.
 #[derive(Args)]
 pub struct BenchCommon {
-    /// How long to run the playout loop.
-    #[arg(long, default_value_t = 3.0)]
+    /// How long to run the playout loop, in seconds: up to a day.
+    #[arg(long, default_value_t = 3.0, value_parser = seconds)]
     seconds: f64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -78,20 +80,29 @@ pub fn run<C: Catalog>(args: BenchArgs) -> Result<()> {
     let games_per_sec = speed.games as f64 / speed.seconds;
     let plies_per_sec = speed.plies as f64 / speed.seconds;
     if choice.args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"games_per_sec": games_per_sec, "plies_per_sec": plies_per_sec})
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{}: {} random games in {:.2} s: {games_per_sec:.0} games/s, {plies_per_sec:.0} plies/s ({:.1} plies a game)",
             game_title(&choice.game),
             speed.games,
             speed.seconds,
             speed.plies as f64 / speed.games.max(1) as f64
-        );
+        )?;
     }
     Ok(())
+}
+
+/// `--seconds`: a number from 0 to a day (anything longer is a mistake, and no duration).
+fn seconds(text: &str) -> Result<f64, String> {
+    const DAY: f64 = 86_400.0;
+    match text.parse::<f64>() {
+        Ok(seconds) if (0.0..=DAY).contains(&seconds) => Ok(seconds),
+        _ => Err(format!("expected seconds from 0 to {DAY}")),
+    }
 }
 
 /// `quoridor` as `Quoridor`, as the summary line always named games.

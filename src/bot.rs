@@ -70,7 +70,7 @@ pub fn run<C: Catalog>(args: BotArgs) -> Result<()> {
         }
         None => {
             let stdin = std::io::stdin().lock();
-            let stdout = std::io::stdout().lock();
+            let stdout = crate::out::Stdout;
             let bot = Bot {
                 name: &args.name,
                 seed: args.seed,

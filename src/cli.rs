@@ -104,6 +104,18 @@ fn settings_list(game: &GameInfo) -> String {
     format!("{}'s settings are: {}", game.name, flags.join(", "))
 }
 
+/// The most matches a tournament plays at once (`--jobs`): each is a thread and a few processes,
+/// and a thousand already exceeds what any one machine runs well.
+pub const MAX_JOBS: u64 = 1024;
+
+/// `--jobs`: 1 to [`MAX_JOBS`], refused with the flag and the range when parsed.
+pub fn jobs() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..=MAX_JOBS)
+}
+
+/// The most rounds of a tournament (`--rounds`); the tournament crate also caps the matches.
+pub const MAX_ROUNDS: i64 = 10_000;
+
 /// The command line as older scripts wrote it, in today's shape: `tournament run --game GAME`
 /// becomes `tournament run GAME`.
 pub fn modernize(mut argv: Vec<OsString>) -> Vec<OsString> {

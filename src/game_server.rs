@@ -12,6 +12,8 @@ use arbiter_gameserver::{Accounts, ServerConfig};
 use clap::{Args, FromArgMatches, Subcommand};
 
 use crate::cli::{GameArgs, GameChoice};
+use crate::out::{errln, outln};
+use arbiter_text::for_terminal as shown;
 
 #[derive(Args)]
 pub struct GameServerArgs {
@@ -37,8 +39,8 @@ pub struct ServerCommon {
     /// The database keeping every team's totals: a SQLite file, or a PostgreSQL URL.
     #[arg(long)]
     db: String,
-    /// Seconds between games.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds between games, up to a week.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=604_800))]
     interval: u64,
     /// Robots fill every game up to this many seats (Labyrinth; other games have a fixed number
     /// of players, --players).
@@ -53,8 +55,8 @@ pub struct ServerCommon {
     /// Start a game as soon as this many clients are idle, without waiting for the interval.
     #[arg(long)]
     start_when_idle: Option<usize>,
-    /// Seconds a client has to log in.
-    #[arg(long, default_value_t = 10)]
+    /// Seconds a client has to log in, 1 to 3600.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     login_timeout: u64,
     #[command(flatten)]
     time: TimeLimits,
@@ -138,12 +140,12 @@ pub fn accounts(args: AccountsArgs) -> Result<()> {
     accounts.set_password(&team, &password)?;
     accounts.save(&file)?;
     if let Some(warning) = arbiter_gameserver::accounts::permissions_warning(&file) {
-        eprintln!("{warning}");
+        errln!("{warning}");
     }
     if print {
-        println!("{team} {password}");
+        outln!("{team} {password}")?;
     }
-    eprintln!(
+    errln!(
         "{}: {team} added ({} team{})",
         file.display(),
         accounts.len(),
@@ -156,8 +158,7 @@ pub fn run<C: Catalog>(args: GameServerArgs) -> Result<()> {
     let choice = args.game.required();
     if choice.args.standings {
         let standings = arbiter_gameserver::stored_standings(&choice.args.db, &choice.game)?;
-        print_standings(&standings);
-        return Ok(());
+        return print_standings(&standings);
     }
     crate::visit::<C, _>(&choice.game.clone(), Serve(choice))?
 }
@@ -208,7 +209,7 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
     let path = args.accounts.as_ref().expect("clap requires --accounts");
     let accounts = Accounts::load(path)?;
     if let Some(warning) = arbiter_gameserver::accounts::permissions_warning(path) {
-        eprintln!("{warning}");
+        errln!("{warning}");
     }
     if accounts.is_empty() {
         bail!(
@@ -225,10 +226,10 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
     let listener = std::net::TcpListener::bind(&address)
         .with_context(|| format!("cannot listen on {address}"))?;
     let addr = listener.local_addr()?;
-    println!("listening on {addr}");
-    std::io::stdout().flush()?;
+    outln!("listening on {addr}")?;
+    crate::out::Stdout.flush()?;
     if !args.quiet {
-        eprintln!(
+        errln!(
             "server: {} {} mode, {} teams, open files up to {limit}",
             G::NAME,
             if args.live { "live" } else { "test" },
@@ -257,15 +258,21 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
         settings,
         Default::default(),
     )?;
-    println!("{} games played", summary.games);
-    print_standings(&summary.standings);
-    Ok(())
+    outln!("{} games played", summary.games)?;
+    print_standings(&summary.standings)
 }
 
-fn print_standings(rows: &[(String, f64, f64)]) {
-    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
-    println!("rank  {:width$}  live  test", "team");
+fn print_standings(rows: &[(String, f64, f64)]) -> Result<()> {
+    let width = rows
+        .iter()
+        .map(|r| shown(&r.0).len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    outln!("rank  {:width$}  live  test", "team")?;
     for (i, (team, test, live)) in rows.iter().enumerate() {
-        println!("{:>4}  {team:width$}  {live:>4}  {test:>4}", i + 1);
+        let team = shown(team);
+        outln!("{:>4}  {team:width$}  {live:>4}  {test:>4}", i + 1)?;
     }
+    Ok(())
 }

@@ -2,11 +2,14 @@
 //!
 //! [`run`] is the whole command line over a list of games: the binary runs it over
 //! [`arbiter_catalog::Games`], and tests over a list with a game of their own.
+// Every command prints through `out::outln!`, whose broken pipe ends the command quietly.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
 mod bot;
 mod cli;
 mod game_server;
+mod out;
 mod perft;
 mod play;
 mod replay_cmd;
@@ -113,7 +116,7 @@ pub fn run<C: Catalog>(argv: impl IntoIterator<Item = impl Into<OsString>>) -> E
         Ok(matches) => matches,
         Err(error) => {
             if let Some(message) = cli::foreign_flag::<C>(&error, &argv) {
-                eprintln!("arbiter: {message}");
+                out::errln!("arbiter: {message}");
                 return ExitCode::from(2);
             }
             let _ = error.print();
@@ -146,8 +149,12 @@ pub fn run<C: Catalog>(argv: impl IntoIterator<Item = impl Into<OsString>>) -> E
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // `arbiter … | head`: what was wanted was read.
+        Err(error) if out::is_reader_gone(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("arbiter: {error:#}");
+            // Errors quote bots' answers and player folders: shown escaped.
+            let message = format!("{error:#}");
+            out::errln!("arbiter: {}", arbiter_text::for_terminal(&message));
             ExitCode::FAILURE
         }
     }

@@ -3,6 +3,8 @@
 use std::time::Instant;
 
 use anyhow::Result;
+
+use crate::out::{errln, outln};
 use arbiter_catalog::{Catalog, CatalogGame, TableSetup, Visit};
 use arbiter_games::perft::perft;
 use clap::{Args, FromArgMatches};
@@ -18,7 +20,8 @@ pub struct PerftArgs {
 /// What `perft` takes for every game.
 #[derive(Args)]
 pub struct PerftCommon {
-    /// Length of the action sequences to count.
+    /// Length of the action sequences to count, 0 to 64 (each step multiplies the time).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]
     depth: u32,
 }
 
@@ -40,8 +43,8 @@ pub fn run<C: Catalog>(args: PerftArgs) -> Result<()> {
     let started = Instant::now();
     let count = crate::visit::<C, _>(&choice.game, Perft(&choice))??;
     let seconds = started.elapsed().as_secs_f64();
-    println!("{count}");
-    eprintln!(
+    outln!("{count}")?;
+    errln!(
         "perft {} = {count} in {seconds:.3} s ({:.1} M leaves/s)",
         choice.args.depth,
         count as f64 / seconds / 1e6

@@ -13,7 +13,9 @@ use arbiter_referee::{MatchConfig, MatchReport, SeatSpec};
 use clap::{Args, FromArgMatches};
 
 use crate::cli::{GameArgs, GameChoice};
+use crate::out::outln;
 use arbiter_formats::ai_arena;
+use arbiter_text::for_terminal as shown;
 
 #[derive(Args)]
 #[command(arg_required_else_help = true)]
@@ -91,8 +93,7 @@ impl Visit for PlayGame {
             replay: args.replay.as_deref(),
             sandbox: sandbox.as_ref(),
         })?;
-        print_report(G::NAME, &report, &args);
-        Ok(())
+        print_report(G::NAME, &report, &args)
     }
 }
 
@@ -138,7 +139,7 @@ fn sole_winner(report: &MatchReport) -> Option<usize> {
     }
 }
 
-fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) {
+fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) -> Result<()> {
     if args.json {
         let bots: Vec<_> = report
             .bots
@@ -164,30 +165,31 @@ fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) {
             "knockout": knockout(report),
             "bots": bots,
         });
-        println!("{json}");
-        return;
+        outln!("{json}")?;
+        return Ok(());
     }
-    println!(
+    outln!(
         "{}, seed {}: {} after {} ticks",
         game,
         report.seed,
         report.outcome.reason.replace('_', " "),
         report.ticks
-    );
+    )?;
     if let Some(winner) = sole_winner(report) {
         let how = if knockout(report) {
             ", by knockout (the opponent timed out)"
         } else {
             ""
         };
-        println!(
+        outln!(
             "  winner: {} (player {winner}){how}",
-            report.bots[winner].name
-        );
+            shown(&report.bots[winner].name)
+        )?;
     }
     let mut order: Vec<usize> = (0..report.bots.len()).collect();
     order.sort_by_key(|&p| (report.outcome.placement[p], p));
-    let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);
+    let names: Vec<_> = report.bots.iter().map(|b| shown(&b.name)).collect();
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
     for p in order {
         let bot = &report.bots[p];
         let faults = if bot.errors + bot.timeouts == 0 && !bot.crashed {
@@ -204,14 +206,18 @@ fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) {
                 }
             )
         };
-        println!(
+        outln!(
             "  {}. player {p} {:width$}  score {:<5}  {:>7.1} ms thinking{faults}",
-            report.outcome.placement[p], bot.name, report.outcome.scores[p], bot.time_ms,
-        );
+            report.outcome.placement[p],
+            names[p],
+            report.outcome.scores[p],
+            bot.time_ms,
+        )?;
     }
     if let Some(path) = &args.replay {
-        println!("replay: {}", path.display());
+        outln!("replay: {}", path.display())?;
     }
+    Ok(())
 }
 
 fn play_judge_config(path: &Path, score_path: &Path, args: &PlayCommon) -> Result<()> {
@@ -249,6 +255,5 @@ fn play_judge_config(path: &Path, score_path: &Path, args: &PlayCommon) -> Resul
         .collect();
     std::fs::write(score_path, serde_json::Value::Object(scores).to_string())
         .with_context(|| format!("writing {}", score_path.display()))?;
-    print_report(<Quoridor as arbiter_games::Game>::NAME, &report, args);
-    Ok(())
+    print_report(<Quoridor as arbiter_games::Game>::NAME, &report, args)
 }

@@ -96,9 +96,15 @@ fn export(args: &ExportArgs) -> Result<()> {
         .with_context(|| format!("writing {}", args.output.display()))
 }
 
+/// The largest log imported: the logs of a whole contest's final are a few megabytes.
+const MAX_LOG: u64 = 256 << 20;
+
 fn import(args: &ImportArgs) -> Result<()> {
     let path = &args.log;
-    let read = || std::fs::read(path).with_context(|| format!("reading {}", path.display()));
+    let read = || {
+        arbiter_text::read_capped(path, MAX_LOG)
+            .with_context(|| format!("reading {}", path.display()))
+    };
     let in_log = || path.display().to_string();
     match args.format {
         LogFormat::FightsMsgpack => {

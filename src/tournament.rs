@@ -18,6 +18,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Value, json};
 
 use crate::cli::{GameArgs, GameChoice};
+use crate::out::{errln, out, outln};
+use arbiter_text::for_terminal as shown;
 
 #[derive(Args)]
 pub struct TournamentArgs {
@@ -55,9 +57,9 @@ pub struct RunArgs {
     /// more players a match).
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
-    /// Rounds: the whole schedule played this many times with new seeds (Swiss: rounds paired;
-    /// default log2 of the players, rounded up).
-    #[arg(long)]
+    /// Rounds, 1 to 10000: the whole schedule played this many times with new seeds (Swiss:
+    /// rounds paired; default log2 of the players, rounded up).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::cli::MAX_ROUNDS))]
     rounds: Option<u32>,
     /// The player a gauntlet pits against all others: its id, alias or folder.
     #[arg(long)]
@@ -68,8 +70,8 @@ pub struct RunArgs {
     /// The tournament seed, from which every match seed is derived (random if not given).
     #[arg(long)]
     seed: Option<u64>,
-    /// Matches played at once (default: the number of cores).
-    #[arg(long)]
+    /// Matches played at once, 1 to 1024 (default: the number of cores).
+    #[arg(long, value_parser = crate::cli::jobs())]
     jobs: Option<usize>,
     /// The store: a SQLite file, or a postgres:// URL.
     #[arg(long, default_value = "tournament.db")]
@@ -112,8 +114,8 @@ impl From<FormatArg> for Format {
 struct ResumeArgs {
     #[command(flatten)]
     db: DbArgs,
-    /// Matches played at once (default: the number of cores).
-    #[arg(long)]
+    /// Matches played at once, 1 to 1024 (default: the number of cores).
+    #[arg(long, value_parser = crate::cli::jobs())]
     jobs: Option<usize>,
 }
 
@@ -199,7 +201,7 @@ impl Visit for RunNew {
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;
-        eprintln!(
+        errln!(
             "tournament {} in {}: {} players, {}, {} round(s), seed {seed}",
             t.id,
             args.db,
@@ -229,26 +231,29 @@ impl Visit for Resume {
 
 fn print_note(note: Note<'_>) {
     match note {
-        Note::Skipped(p) => eprintln!(
+        Note::Skipped(p) => errln!(
             "skipping {}: {}",
-            p.folder
-                .as_deref()
-                .unwrap_or(std::path::Path::new(&p.id))
-                .display(),
-            p.reason.as_deref().unwrap_or("not a player folder")
+            shown(
+                &p.folder
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new(&p.id))
+                    .display()
+                    .to_string()
+            ),
+            shown(p.reason.as_deref().unwrap_or("not a player folder"))
         ),
-        Note::Checking(n) => eprintln!("checking {n} player program(s) on a first turn..."),
+        Note::Checking(n) => errln!("checking {n} player program(s) on a first turn..."),
         Note::Failed(p) => {
             let what = if p.status == players::Status::Kept {
                 "failed the check, plays anyway"
             } else {
                 "excluded"
             };
-            eprintln!(
+            errln!(
                 "{} ({}) {what}: {}",
-                p.id,
-                p.alias,
-                p.reason.as_deref().unwrap_or("")
+                shown(&p.id),
+                shown(&p.alias),
+                shown(p.reason.as_deref().unwrap_or(""))
             );
         }
     }
@@ -272,6 +277,7 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
         }
         PoolEvent::Played(_) => {}
         PoolEvent::Trouble { id, error, failed } => {
+            let error = shown(error);
             let line = if failed {
                 format!("match {id} failed for good: {error}")
             } else {
@@ -279,7 +285,7 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
             };
             match &bar {
                 Some(bar) => bar.println(line),
-                None => eprintln!("{line}"),
+                None => errln!("{line}"),
             }
         }
         PoolEvent::Paired { round } => {
@@ -294,12 +300,12 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
     let elapsed = started.elapsed().as_secs_f64();
     let played = last.0 - first_done.unwrap_or(0);
     if summary.requeued > 0 {
-        eprintln!(
+        errln!(
             "{} match(es) that were running when the last run stopped were played again",
             summary.requeued
         );
     }
-    eprintln!(
+    errln!(
         "{played} match(es) in {elapsed:.1} s ({:.1} a minute), {} of {} over{}",
         if elapsed > 0.0 {
             played as f64 * 60.0 / elapsed
@@ -315,14 +321,13 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
         }
     );
     let (table, players) = table(store, t)?;
-    print!("{}", standings::to_text(&table));
+    out!("{}", standings::to_text(&table))?;
     let cross = standings::cross_table(&table);
     if !cross.is_empty() {
-        println!();
-        print!("{cross}");
+        outln!()?;
+        out!("{cross}")?;
     }
-    print_excluded(&players);
-    Ok(())
+    print_excluded(&players)
 }
 
 fn progress_bar() -> Option<ProgressBar> {
@@ -340,7 +345,8 @@ fn progress_bar() -> Option<ProgressBar> {
 }
 
 fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.min(crate::cli::MAX_JOBS as usize)
 }
 
 fn tournament(store: &Store, id: Option<i64>) -> Result<Tournament> {
@@ -363,22 +369,23 @@ fn table(store: &Store, t: &Tournament) -> Result<(standings::Table, Vec<Contest
     ))
 }
 
-fn print_excluded(players: &[Contestant]) {
-    let out: Vec<&Contestant> = players.iter().filter(|p| !p.status.plays()).collect();
-    if out.is_empty() {
-        return;
+fn print_excluded(players: &[Contestant]) -> Result<()> {
+    let excluded: Vec<&Contestant> = players.iter().filter(|p| !p.status.plays()).collect();
+    if excluded.is_empty() {
+        return Ok(());
     }
-    println!();
-    println!("not playing:");
-    for p in out {
-        println!(
+    outln!()?;
+    outln!("not playing:")?;
+    for p in excluded {
+        outln!(
             "  {} ({}): {}: {}",
-            p.id,
-            p.alias,
+            shown(&p.id),
+            shown(&p.alias),
             p.status.as_str(),
-            p.reason.as_deref().unwrap_or("")
-        );
+            shown(p.reason.as_deref().unwrap_or(""))
+        )?;
     }
+    Ok(())
 }
 
 fn print_standings(args: StandingsArgs) -> Result<()> {
@@ -386,16 +393,16 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
     let t = tournament(&store, args.db.tournament)?;
     let (table, players) = table(&store, &t)?;
     if args.json {
-        println!("{}", standings::to_json(&table));
+        outln!("{}", standings::to_json(&table))?;
     } else if args.csv {
-        print!("{}", standings::to_csv(&table));
+        out!("{}", standings::to_csv(&table))?;
     } else {
         let matches = store.matches(t.id)?;
         let over = matches
             .iter()
             .filter(|m| matches!(m.state, MatchState::Done | MatchState::Failed))
             .count();
-        println!(
+        outln!(
             "tournament {}: {}, {}, seed {}, {over} of {} matches over{}",
             t.id,
             t.game,
@@ -407,14 +414,14 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
             } else {
                 " (not finished: `arbiter tournament resume`)"
             }
-        );
-        print!("{}", standings::to_text(&table));
+        )?;
+        out!("{}", standings::to_text(&table))?;
         let cross = standings::cross_table(&table);
         if !cross.is_empty() {
-            println!();
-            print!("{cross}");
+            outln!()?;
+            out!("{cross}")?;
         }
-        print_excluded(&players);
+        print_excluded(&players)?;
     }
     Ok(())
 }
@@ -443,11 +450,11 @@ fn print_matches(args: MatchesArgs) -> Result<()> {
         })
         .collect();
     if args.json {
-        println!("{}", Value::Array(rows.iter().map(match_json).collect()));
+        outln!("{}", Value::Array(rows.iter().map(match_json).collect()))?;
         return Ok(());
     }
     for m in &rows {
-        println!("{}", match_line(m));
+        outln!("{}", shown(&match_line(m)))?;
     }
     Ok(())
 }

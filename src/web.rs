@@ -7,6 +7,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+
+use crate::out::outln;
 use arbiter_store::TournamentStore;
 use arbiter_web::{AppState, Limits, ReplaySource, Server};
 use clap::Args;
@@ -155,7 +157,7 @@ pub fn html(args: HtmlArgs) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{}: {}", args.replay.display(), e.public_message()))?;
     std::fs::write(&args.output, arbiter_web::export::page(&loaded))
         .with_context(|| format!("writing {}", args.output.display()))?;
-    println!("wrote {}", args.output.display());
+    outln!("wrote {}", args.output.display())?;
     Ok(())
 }
 
@@ -173,9 +175,9 @@ fn run(
 ) -> Result<()> {
     server
         .serve(addr, state, limits, |bound| {
-            println!("http://{bound}/{page}");
-            // Scripts read the URL from a pipe, which would otherwise hold it back.
-            let _ = std::io::stdout().flush();
+            // Scripts read the URL from a pipe, which would otherwise hold it back. Nobody
+            // reading it is no reason to stop serving.
+            let _ = outln!("http://{bound}/{page}").and_then(|()| crate::out::Stdout.flush());
         })
         .with_context(|| format!("serving on {addr}"))
 }

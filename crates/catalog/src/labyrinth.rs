@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{CatalogGame, Hosting, InvalidSettings, TableSetup};
 
+/// The largest level file read: a level of the largest board is a few kilobytes.
+pub const MAX_LEVEL_FILE: u64 = 1024 * 1024;
+
 /// Labyrinth's settings flags. A level is fixed, as in the contest: the match seed does not
 /// choose it.
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +42,8 @@ impl LabyrinthSettings {
                 let fail = |e: &dyn std::fmt::Display| {
                     InvalidSettings(format!("--level-file {}: {e}", path.display()))
                 };
-                let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
+                let text = arbiter_text::read_to_string_capped(path, MAX_LEVEL_FILE)
+                    .map_err(|e| fail(&e))?;
                 Level::parse(&text).map_err(|e| fail(&e))?
             }
             (None, Some(seed)) => Level::generate(seed),

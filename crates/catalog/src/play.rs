@@ -253,7 +253,10 @@ fn open_seats<G: CatalogGame>(
 fn describe(spec: &SeatSpec) -> String {
     match spec {
         SeatSpec::Builtin { name } => format!("builtin:{name}"),
-        SeatSpec::Folder { dir, command, .. } => format!("{command:?} in {}", dir.display()),
-        SeatSpec::Command { line, .. } => format!("{line:?}"),
+        // A command comes from an untrusted info.txt: its beginning is enough to recognise it.
+        SeatSpec::Folder { dir, command, .. } => {
+            format!("{:?} in {}", arbiter_text::quote(command), dir.display())
+        }
+        SeatSpec::Command { line, .. } => format!("{:?}", arbiter_text::quote(line)),
     }
 }

@@ -10,6 +10,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use arbiter_games::quoridor::{Cell, Settings, SettingsError};
+use arbiter_text::read_to_string_capped;
 use serde::Deserialize;
 
 /// A match config: the map to play and the bots that play it, in seat order.
@@ -144,10 +145,13 @@ enum OwnedWalls {
     PerPlayer(Vec<u8>),
 }
 
+/// The largest match config or map read: both are a few hundred bytes of JSON.
+pub const MAX_CONFIG_FILE: u64 = 1024 * 1024;
+
 /// Reads a match config and its map; the map path is taken relative to the config's folder
 /// when it does not exist relative to the current directory.
 pub fn read_config(path: &Path) -> Result<(ArenaConfig, Settings), ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+    let text = read_to_string_capped(path, MAX_CONFIG_FILE).map_err(|error| ConfigError::Read {
         path: path.to_owned(),
         error,
     })?;
@@ -175,7 +179,7 @@ pub fn read_config(path: &Path) -> Result<(ArenaConfig, Settings), ConfigError> 
 
 /// Reads a map file into Quoridor settings.
 pub fn read_map(path: &Path) -> Result<Settings, MapError> {
-    let text = std::fs::read_to_string(path).map_err(|error| MapError::Read {
+    let text = read_to_string_capped(path, MAX_CONFIG_FILE).map_err(|error| MapError::Read {
         path: path.to_owned(),
         error,
     })?;

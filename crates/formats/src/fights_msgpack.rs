@@ -407,11 +407,18 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
 }
 
 /// The elements of the log's list.
+/// The deepest nesting decoded: a log is a list of maps holding a (4, 9, 9) board, six levels
+/// at most. rmpv's own limit of 1024 levels, each a frame of its recursive reader, overflows a
+/// thread's stack before it is reached in a debug build.
+const MAX_DEPTH: usize = 32;
+
 fn decode(bytes: &[u8]) -> Result<Vec<Value>, ImportError> {
     let mut cursor = Cursor::new(bytes);
-    let log = rmpv::decode::read_value(&mut cursor).map_err(|error| ImportError::NotMsgpack {
-        offset: cursor.position(),
-        error,
+    let log = rmpv::decode::read_value_with_max_depth(&mut cursor, MAX_DEPTH).map_err(|error| {
+        ImportError::NotMsgpack {
+            offset: cursor.position(),
+            error,
+        }
     })?;
     match log {
         Value::Array(elements) if elements.is_empty() => Err(ImportError::Empty),

@@ -11,8 +11,18 @@ pub fn random_playout<G: Game, R: Rng + ?Sized>(
     rng: &mut R,
     actions: &mut Vec<G::Action>,
 ) -> u32 {
+    random_plies(game, rng, actions, u32::MAX)
+}
+
+/// [`random_playout`] for at most `most` plies: a random position part of the way into a match.
+pub fn random_plies<G: Game, R: Rng + ?Sized>(
+    game: &mut G,
+    rng: &mut R,
+    actions: &mut Vec<G::Action>,
+    most: u32,
+) -> u32 {
     let mut plies = 0;
-    while game.to_move().is_some() {
+    while plies < most && game.to_move().is_some() {
         game.legal_actions(actions);
         if actions.is_empty() {
             game.apply_stuck();

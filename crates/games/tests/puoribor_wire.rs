@@ -200,6 +200,23 @@ fn the_client_refuses_what_the_referee_never_sends() {
     }
 }
 
+/// A wall line far off the board was once made into bits before it was checked: a shift past
+/// the 128 bits of the board's set, a panic with overflow checks (found by arbitrary input).
+#[test]
+fn a_wall_line_off_the_board_is_refused_before_it_is_shifted() {
+    for wall in ["H 13 200 0", "V 8 0 0", "h 9 0 1", "v 255 255 1"] {
+        let mut client = Default::default();
+        let mut last = Ok(ClientEvent::Pending);
+        for line in ["0", "9", "0", "4 0 10", "4 8 10", "1", wall] {
+            last = Puoribor::client_feed(&mut client, line);
+        }
+        let Err(error) = last else {
+            panic!("{wall} was taken")
+        };
+        assert!(error.contains("off the board"), "{wall}: {error}");
+    }
+}
+
 #[test]
 fn replay_json() {
     let mut game = Puoribor::new();

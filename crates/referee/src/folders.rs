@@ -6,7 +6,9 @@
 //! checked: the judge's letters-only rule would refuse names such as `C++ starter` that
 //! tournaments take), and the command, run as written
 //! inside the folder (the Windows judge rewrote `.jar`, `.exe` and `.py` commands; we do not).
-//! A byte-order mark, `\r\n` line ends and spaces around each line are allowed.
+//! A byte-order mark, `\r\n` line ends and spaces around each line are allowed. Lines after the
+//! third are not read; a file larger than [`MAX_INFO_TXT`] is refused, so that a player folder
+//! cannot fill the organiser's memory, terminal or store.
 //!
 //! A players folder is a folder of player folders: every sub-folder not starting with `.` is
 //! one, named by its id (a student number at the judge's contests, though any name is taken),
@@ -21,6 +23,10 @@ use crate::spec::SeatSpec;
 
 /// The file in a player folder that says who the player is and how to run it.
 pub const INFO_TXT: &str = "info.txt";
+
+/// The largest `info.txt` read: three lines of a name, a full name and a command are a few
+/// hundred bytes; 64 KiB leaves room for a long class path.
+pub const MAX_INFO_TXT: u64 = 64 * 1024;
 
 /// One sub-folder of a players folder.
 #[derive(Debug)]
@@ -41,9 +47,11 @@ pub fn read_player_folder(dir: &Path) -> Result<SeatSpec, SeatError> {
             dir: dir.to_owned(),
         });
     }
-    let text = std::fs::read_to_string(&path).map_err(|error| SeatError::InfoTxt {
-        path: path.clone(),
-        error,
+    let text = arbiter_text::read_to_string_capped(&path, MAX_INFO_TXT).map_err(|error| {
+        SeatError::InfoTxt {
+            path: path.clone(),
+            error,
+        }
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
@@ -200,6 +208,58 @@ mod tests {
         assert!(error("555555").contains("found 1"), "{}", error("555555"));
         assert!(error("666666").contains("'bot.py"), "{}", error("666666"));
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn an_info_txt_larger_than_its_limit_is_refused_without_reading_it_all() {
+        let root = temp_dir("huge");
+        let command = "x".repeat(10 * 1024 * 1024);
+        folder(&root, "huge", Some(&format!("alias\nname\n{command}\n")));
+        let error = read_player_folder(&root.join("huge"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.ends_with("the file is larger than 64 KiB"), "{error}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_long_command_is_quoted_by_its_beginning() {
+        let root = temp_dir("long-command");
+        let command = format!("'{}", "y".repeat(60_000));
+        folder(&root, "long", Some(&format!("alias\nname\n{command}\n")));
+        let error = read_player_folder(&root.join("long"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.len() < 500, "{} bytes: {error:.300}", error.len());
+        assert!(error.contains("(60001 bytes)"), "{error:.300}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        // An info.txt is written by whoever hands in a player folder: any bytes are a player or
+        // an error, and what an error says is bounded whatever the file holds.
+        #[test]
+        fn any_info_txt_is_a_player_or_a_short_error(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..70_000),
+            lines in proptest::collection::vec("[^\n]{0,3000}", 0..5),
+            text in proptest::prelude::any::<bool>(),
+        ) {
+            let root = temp_dir("any");
+            let dir = root.join("player");
+            std::fs::create_dir_all(&dir).unwrap();
+            let content = if text { lines.join("\n").into_bytes() } else { bytes };
+            std::fs::write(dir.join(INFO_TXT), &content).unwrap();
+            match read_player_folder(&dir) {
+                Ok(spec) => proptest::prop_assert!(!spec.name().is_empty()),
+                Err(error) => {
+                    let message = error.to_string();
+                    proptest::prop_assert!(message.len() < 2000, "{} bytes", message.len());
+                }
+            }
+            std::fs::remove_dir_all(&root).unwrap();
+        }
     }
 
     #[test]

@@ -21,6 +21,8 @@ mod spec;
 use std::io;
 use std::path::PathBuf;
 
+use arbiter_text::quote;
+
 pub use arbiter_games::Fault;
 pub use builtin::BuiltinSeat;
 pub use folders::{FolderPlayer, INFO_TXT, folder_player, read_player_folder, read_players_folder};
@@ -39,13 +41,17 @@ pub use spec::SeatSpec;
 pub enum SeatError {
     #[error("empty bot command")]
     EmptyCommand,
-    #[error("cannot split the command line `{line}`: unbalanced quotes or a trailing backslash")]
+    // Commands, names and programs come from untrusted files: messages quote their beginning.
+    #[error(
+        "cannot split the command line `{}`: unbalanced quotes or a trailing backslash",
+        quote(line)
+    )]
     BadQuoting { line: String },
     #[error("`builtin:` needs a robot name, as in `builtin:NAME`")]
     EmptyRobotName,
-    #[error("unknown robot `{name}`")]
+    #[error("unknown robot `{}`", quote(name))]
     UnknownRobot { name: String },
-    #[error("`builtin:{name}` is a robot, not a program to start")]
+    #[error("`builtin:{}` is a robot, not a program to start", quote(name))]
     NotAProcess { name: String },
     // The OS error is part of the message, not a `source`: a chain would print it twice.
     #[error("cannot read {path}: {error}")]
@@ -58,9 +64,9 @@ pub enum SeatError {
     PlayersFolder { dir: PathBuf, error: io::Error },
     #[error("no info.txt in {dir}")]
     NoInfoTxt { dir: PathBuf },
-    #[error("cannot start `{program}`: program not found")]
+    #[error("cannot start `{}`: program not found", quote(program))]
     NotFound { program: String },
-    #[error("cannot start `{program}`: {error}")]
+    #[error("cannot start `{}`: {error}", quote(program))]
     CannotStart { program: String, error: io::Error },
     #[error("cannot start the bot: {0}")]
     Sandbox(String),

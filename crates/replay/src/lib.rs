@@ -410,6 +410,10 @@ impl<W: Write> ReplayWriter<W> {
     }
 }
 
+/// The longest record line read: a tick holds a few answers of at most 64 KiB each, so a longer
+/// line is no replay (a file of zeros, a gzip bomb) and is refused before it fills the memory.
+pub const MAX_RECORD_LINE: usize = 16 << 20;
+
 /// Reads a replay record by record. The header is read (and its version checked) on opening.
 pub struct ReplayReader<R: BufRead> {
     input: R,
@@ -498,8 +502,13 @@ impl<R: BufRead> ReplayReader<R> {
         self.buf.clear();
         self.line += 1;
         let line = self.line;
-        match self.input.read_line(&mut self.buf) {
+        let most = MAX_RECORD_LINE as u64 + 1;
+        match (&mut self.input).take(most).read_line(&mut self.buf) {
             Ok(0) => Ok(false),
+            Ok(_) if self.buf.len() > MAX_RECORD_LINE => Err(ReplayError::Malformed {
+                line,
+                message: format!("longer than {} MiB", MAX_RECORD_LINE >> 20),
+            }),
             Ok(_) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(ReplayError::Malformed {
                 line,

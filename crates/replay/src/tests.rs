@@ -473,3 +473,48 @@ fn a_move() -> Step {
         x: 3,
     }
 }
+
+/// Gzip-compressed `bytes`, as a replay file of arbitrary content would be.
+fn gzipped(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+proptest! {
+    // The reader takes files from anyone (the web server's replays folder, `replay export`):
+    // whatever the bytes, a replay or an error, never a panic.
+    #[test]
+    fn arbitrary_bytes_are_a_replay_or_an_error(
+        bytes in prop::collection::vec(any::<u8>(), 0..4096),
+        gzip in any::<bool>(),
+    ) {
+        let bytes = if gzip { gzipped(&bytes) } else { bytes };
+        let _ = from_bytes(bytes);
+    }
+
+    #[test]
+    fn a_damaged_replay_is_a_replay_or_an_error(
+        cut in 0usize..2000,
+        flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8),
+        gzip in any::<bool>(),
+    ) {
+        let mut bytes = to_bytes(&sample_replay(), false);
+        for (at, byte) in flips {
+            let at = at.index(bytes.len());
+            bytes[at] = byte;
+        }
+        bytes.truncate(cut.min(bytes.len()));
+        let bytes = if gzip { gzipped(&bytes) } else { bytes };
+        let _ = from_bytes(bytes);
+    }
+}
+
+#[test]
+fn a_replay_of_one_endless_line_is_refused_at_its_limit() {
+    let endless = io::repeat(b'x');
+    let Err(error) = ReplayReader::from_reader(endless) else {
+        panic!("an endless line is no replay");
+    };
+    assert_eq!(error.to_string(), "replay line 1: longer than 16 MiB");
+}

@@ -26,18 +26,26 @@ pub fn check_players(
     let verdicts: Mutex<Vec<(usize, Result<(), String>)>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     let shared: &[Contestant] = players;
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1).min(todo.len()) {
-            scope.spawn(|| {
-                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let verdict = check_one(arena, &shared[i], replays);
-                    verdicts
-                        .lock()
-                        .expect("no panics while locked")
-                        .push((i, verdict));
-                }
-            });
+    let work = || {
+        while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let verdict = check_one(arena, &shared[i], replays);
+            verdicts
+                .lock()
+                .expect("no panics while locked")
+                .push((i, verdict));
         }
+    };
+    std::thread::scope(|scope| {
+        // This thread is one of the checkers; a thread the machine cannot start is one fewer.
+        for _ in 1..jobs.max(1).min(todo.len()) {
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, work)
+                .is_err()
+            {
+                break;
+            }
+        }
+        work();
     });
     for (i, verdict) in verdicts.into_inner().expect("threads joined") {
         if let Err(reason) = verdict {

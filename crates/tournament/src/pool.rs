@@ -154,7 +154,8 @@ pub fn run(
             let (job_tx, job_rx) = mpsc::channel::<Job>();
             let result_tx = result_tx.clone();
             workers.push(job_tx);
-            scope.spawn(move || {
+            // Out of threads (ulimit -u, memory) is an error of the run, not a panic.
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
                 for job in job_rx {
                     // A panic in a match is Arbiter's bug, not the bots' fault: retried.
                     let outcome = catch_unwind(AssertUnwindSafe(|| {
@@ -179,6 +180,10 @@ pub fn run(
                     }
                 }
             });
+            spawned.map_err(|source| TournamentError::Io {
+                what: format!("starting match thread {} of {jobs} (--jobs)", w + 1),
+                source,
+            })?;
         }
         drop(result_tx);
         let mut idle: Vec<usize> = (0..jobs).rev().collect();

@@ -39,7 +39,12 @@ fn splitmix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// The whole schedule of a format known in advance.
+/// The most matches a tournament schedules: a million matches of a few seconds each is already
+/// weeks of play, and each scheduled match is a row of the store and of memory.
+pub const MAX_MATCHES: usize = 1_000_000;
+
+/// The whole schedule of a format known in advance; more than [`MAX_MATCHES`] matches is an
+/// error, found from the first round before the others are made.
 pub fn schedule(
     format: Format,
     players: usize,
@@ -83,6 +88,13 @@ pub fn schedule(
                 ));
             }
         };
+        if round == 1 && seats.len().saturating_mul(rounds as usize) > MAX_MATCHES {
+            return Err(TournamentError::Schedule(format!(
+                "{rounds} round(s) of {} matches between {players} players make more than the \
+                 {MAX_MATCHES} matches a tournament can have: fewer --rounds",
+                seats.len()
+            )));
+        }
         out.extend(seats.into_iter().map(|seats| Pairing { round, seats }));
     }
     Ok(out)
@@ -184,6 +196,20 @@ mod tests {
             .map(|p| (p[0].min(p[1]), p[0].max(p[1])))
             .collect();
         assert_eq!(first.len(), 15);
+    }
+
+    #[test]
+    fn absurd_rounds_are_refused_before_any_match_is_made() {
+        let error = schedule(Format::RoundRobin, 2, 2, u32::MAX, None, 1).unwrap_err();
+        assert!(error.to_string().contains("fewer --rounds"), "{error}");
+        let most = (MAX_MATCHES / 2) as u32;
+        assert!(schedule(Format::RoundRobin, 100, 2, most, None, 1).is_err());
+        assert_eq!(
+            schedule(Format::RoundRobin, 2, 2, 10, None, 1)
+                .unwrap()
+                .len(),
+            20
+        );
     }
 
     #[test]

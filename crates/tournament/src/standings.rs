@@ -11,6 +11,7 @@ use crate::ratings::{
     Duel, conservative, elo_error95, elo_ratings, likelihood_of_superiority, weng_lin_ratings,
 };
 use arbiter_store::{MatchRow, MatchState, RatingRow};
+use arbiter_text::for_terminal;
 
 /// Points a bye is worth in a Swiss tournament: a pairing's full score (two games, one point
 /// each), as a Swiss system gives the player left over a won round.
@@ -362,7 +363,7 @@ fn csv_field(text: &str) -> String {
     }
 }
 
-/// The table for a terminal.
+/// The table for a terminal (names with control characters escaped).
 pub fn to_text(table: &Table) -> String {
     let mut out = String::new();
     let names: Vec<String> = table
@@ -370,9 +371,9 @@ pub fn to_text(table: &Table) -> String {
         .iter()
         .map(|r| {
             if r.alias == r.player {
-                r.alias.clone()
+                for_terminal(&r.alias).into_owned()
             } else {
-                format!("{} ({})", r.alias, r.player)
+                format!("{} ({})", for_terminal(&r.alias), for_terminal(&r.player))
             }
         })
         .collect();
@@ -435,18 +436,15 @@ pub fn to_text(table: &Table) -> String {
     out
 }
 
-/// The cross-table of a 2-player tournament: what each row scored against each column.
+/// The cross-table of a 2-player tournament: what each row scored against each column (for a
+/// terminal, names with control characters escaped).
 pub fn cross_table(table: &Table) -> String {
     let mut out = String::new();
     if !table.two_player || table.rows.is_empty() {
         return out;
     }
-    let width = table
-        .rows
-        .iter()
-        .map(|r| r.alias.chars().count())
-        .max()
-        .unwrap_or(6);
+    let names: Vec<_> = table.rows.iter().map(|r| for_terminal(&r.alias)).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(6);
     let cells: Vec<Vec<String>> = table
         .cross
         .iter()
@@ -479,8 +477,8 @@ pub fn cross_table(table: &Table) -> String {
         let _ = write!(out, " {:>cell$}", j + 1);
     }
     out.push('\n');
-    for (i, r) in table.rows.iter().enumerate() {
-        let _ = write!(out, "{:>4}  {:<width$}", i + 1, r.alias);
+    for (i, name) in names.iter().enumerate() {
+        let _ = write!(out, "{:>4}  {:<width$}", i + 1, name);
         for c in &cells[i] {
             let _ = write!(out, " {c:>cell$}");
         }

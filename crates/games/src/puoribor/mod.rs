@@ -584,15 +584,20 @@ impl Puoribor {
             return Err("the owner must be 0 or 1".into());
         }
         let (x, y) = (w.x as usize, w.y as usize);
-        let (valid, span) = match w.kind {
-            WallLineKind::Horizontal => (x < 8 && y < 8, bit(index(x, y)) | bit(index(x + 1, y))),
-            WallLineKind::Vertical => (x < 8 && y < 8, bit(index(x, y)) | bit(index(x, y + 1))),
-            WallLineKind::UnitHorizontal => (x < 9 && y < 8, bit(index(x, y))),
-            WallLineKind::UnitVertical => (x < 8 && y < 9, bit(index(x, y))),
+        let valid = match w.kind {
+            WallLineKind::Horizontal | WallLineKind::Vertical => x < 8 && y < 8,
+            WallLineKind::UnitHorizontal => x < 9 && y < 8,
+            WallLineKind::UnitVertical => x < 8 && y < 9,
         };
+        // Checked before any bit is made: a coordinate off the board is a shift past the set.
         if !valid {
             return Err("off the board".into());
         }
+        let span = match w.kind {
+            WallLineKind::Horizontal => bit(index(x, y)) | bit(index(x + 1, y)),
+            WallLineKind::Vertical => bit(index(x, y)) | bit(index(x, y + 1)),
+            WallLineKind::UnitHorizontal | WallLineKind::UnitVertical => bit(index(x, y)),
+        };
         let horizontal = matches!(
             w.kind,
             WallLineKind::Horizontal | WallLineKind::UnitHorizontal
