@@ -93,10 +93,14 @@ impl SandboxPolicy {
                 Err(why) => {
                     static WARNED: std::sync::Once = std::sync::Once::new();
                     WARNED.call_once(|| {
-                        eprintln!(
-                            "warning: bot programs run WITHOUT a sandbox, with all your rights: {}.                              --sandbox makes this an error, --no-sandbox silences it.",
+                        use std::io::Write;
+                        // A closed stderr is no reason to stop: the warning is then lost.
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "warning: bot programs run WITHOUT a sandbox, with all your rights: \
+                             {}. --sandbox makes this an error, --no-sandbox silences it.",
                             why.0
-                        )
+                        );
                     });
                     Ok(None)
                 }
