@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{arbiter, assert_no_faults, root, run, temp_dir};
+use common::{arbiter, assert_no_faults, root, run, show_arbiter, temp_dir};
 use serde_json::Value;
 
 fn play_json(args: &[&str]) -> Value {
@@ -360,6 +360,7 @@ fn each_pairing_of_a_tournament_plays_both_games_on_its_own_board() {
     }
     run(arbiter()
         .args(["tournament", "run"])
+        .args(show_arbiter())
         .arg(&players)
         .args([
             "--game",

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use common::{arbiter, failure, run, temp_dir};
+use common::{arbiter, failure, run, show_arbiter, temp_dir};
 
 /// Runs `command` with its standard output closed before it writes (`arbiter … | head -0`):
 /// it must end quietly and successfully.
@@ -220,6 +220,7 @@ fn a_huge_info_txt_and_control_characters_in_names_stay_off_the_terminal() {
             "--db",
         ])
         .arg(&db)
+        .args(show_arbiter())
         .arg(&players));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(

@@ -1,42 +1,15 @@
 //! `arbiter tournament` as an organiser runs it: real bot processes, a real SQLite file, a run
 //! killed with SIGKILL and resumed.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{arbiter, root, run, show_arbiter, temp_dir};
 use serde_json::Value;
-
-fn arbiter_path() -> &'static str {
-    env!("CARGO_BIN_EXE_arbiter")
-}
-
-fn arbiter() -> Command {
-    Command::new(arbiter_path())
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-tour-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(command: &mut Command) -> Output {
-    let output = command.output().expect("arbiter starts");
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
 
 fn json(command: &mut Command) -> Value {
     let output = run(command);
@@ -62,7 +35,7 @@ fn player(players: &Path, id: &str, alias: &str, command: &str) -> PathBuf {
 
 /// A player folder running a built-in robot as a process, as a contestant's program runs.
 fn robot_process(players: &Path, id: &str, robot: &str) {
-    let command = format!("'{}' bot quoridor {robot}", arbiter_path());
+    let command = format!("'{}' bot quoridor {robot}", env!("CARGO_BIN_EXE_arbiter"));
     player(players, id, robot, &command);
 }
 
@@ -91,6 +64,7 @@ fn tournament(players: Option<&Path>, db: &Path, args: &[&str]) -> Command {
         command.arg(players);
     }
     command
+        .args(show_arbiter())
         .args(["--game", "quoridor", "--db"])
         .arg(db)
         .args(args);
@@ -401,7 +375,10 @@ fn swiss_never_repeats_a_pairing_while_another_is_possible() {
     let dir = temp_dir("swiss");
     let players = dir.join("players");
     for i in 1..=4 {
-        let command = format!("'{}' bot quoridor random --seed {i}", arbiter_path());
+        let command = format!(
+            "'{}' bot quoridor random --seed {i}",
+            env!("CARGO_BIN_EXE_arbiter")
+        );
         player(&players, &format!("r{i}"), &format!("random{i}"), &command);
     }
     let db = dir.join("swiss.db");
@@ -475,7 +452,10 @@ fn gauntlet_and_four_player_groups() {
     let dir = temp_dir("formats");
     let players = dir.join("players");
     for i in 1..=4 {
-        let command = format!("'{}' bot quoridor random --seed {i}", arbiter_path());
+        let command = format!(
+            "'{}' bot quoridor random --seed {i}",
+            env!("CARGO_BIN_EXE_arbiter")
+        );
         player(&players, &format!("r{i}"), &format!("random{i}"), &command);
     }
     let db = dir.join("g.db");

@@ -13,6 +13,14 @@ pub fn arbiter() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
 }
 
+/// `--sandbox-ro` and the folder of the `arbiter` binary: player folders of the tests run it
+/// (`arbiter bot GAME NAME`) by its path, which the sandbox shows only when told to, as an
+/// organiser shows a toolchain installed in a folder of their own.
+pub fn show_arbiter() -> [String; 2] {
+    let dir = Path::new(env!("CARGO_BIN_EXE_arbiter")).parent().unwrap();
+    ["--sandbox-ro".into(), dir.display().to_string()]
+}
+
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
