@@ -26,6 +26,8 @@ struct Played {
     /// Arbiter's peak resident memory, in KiB.
     peak_kb: u64,
     dir: PathBuf,
+    /// A word in the command line of every process of the bot.
+    marker: String,
 }
 
 /// A contest folder: the hostile player's folder, another player's folder with its strategy,
@@ -131,6 +133,7 @@ fn play(dir: &Path, extra: &[&str]) -> Played {
         log: bot_log(&replay),
         peak_kb,
         dir: dir.to_path_buf(),
+        marker: String::new(),
     }
 }
 
@@ -175,9 +178,9 @@ fn processes_with(marker: &str) -> Vec<String> {
 }
 
 /// What every case ends with: the match finished, nothing of the bot left, Arbiter small.
-fn assert_clean(played: &Played, marker: &str) {
+fn assert_clean(played: &Played) {
     assert!(played.json["ticks"].as_u64().is_some(), "{}", played.json);
-    let left = processes_with(marker);
+    let left = processes_with(&played.marker);
     assert!(left.is_empty(), "processes left behind: {left:?}");
     assert!(
         played.peak_kb < ARBITER_MEMORY_KB,
@@ -187,68 +190,64 @@ fn assert_clean(played: &Played, marker: &str) {
     let _ = std::fs::remove_dir_all(&played.dir);
 }
 
-fn marker(name: &str) -> String {
-    format!("arbiter-hostile-{}-{name}", std::process::id())
+/// The hostile bot's stderr or faults hold `text`.
+fn assert_logged(played: &Played, text: &str) {
+    assert!(played.log.contains(text), "{text:?} not in: {}", played.log);
+}
+
+/// Plays the hostile bot in `mode` with `args` (and a marker naming its processes after them),
+/// with `extra` flags.
+fn attack(mode: &str, args: &[&str], extra: &[&str]) -> Played {
+    let marker = format!("arbiter-hostile-{}-{mode}", std::process::id());
+    let args: Vec<&str> = args.iter().copied().chain([marker.as_str()]).collect();
+    let dir = contest(mode, mode, &args);
+    Played {
+        marker,
+        ..play(&dir, extra)
+    }
 }
 
 fn bot(played: &Played) -> &Value {
     &played.json["bots"][0]
 }
 
+/// The bot was ended for `limit`, and the replay says so in words.
+fn assert_killed_for(played: &Played, limit: &str, words: &str) {
+    assert_eq!(bot(played)["killed_for"], limit, "{}", played.json);
+    assert_eq!(bot(played)["crashed"], true, "{}", played.json);
+    assert_logged(played, &format!("killed for going over {words}"));
+}
+
 #[test]
 fn a_fork_bomb_is_killed_for_its_processes() {
-    let mark = marker("forkbomb");
-    let dir = contest("forkbomb", "forkbomb", &[&mark]);
-    let played = play(&dir, &["--max-processes", "32"]);
-    assert_eq!(bot(&played)["killed_for"], "processes", "{}", played.json);
-    assert_eq!(bot(&played)["crashed"], true, "{}", played.json);
-    assert!(
-        played
-            .log
-            .contains("killed for going over its limit on processes"),
-        "{}",
-        played.log
-    );
-    assert_clean(&played, &mark);
+    let played = attack("forkbomb", &[], &["--max-processes", "32"]);
+    assert_killed_for(&played, "processes", "its limit on processes");
+    assert_clean(&played);
 }
 
 #[test]
 fn ten_gibibytes_of_memory_are_killed_for_memory() {
-    let mark = marker("memory");
-    let dir = contest("memory", "memory", &[&mark]);
-    let played = play(&dir, &["--memory-mb", "128"]);
-    assert_eq!(bot(&played)["killed_for"], "memory", "{}", played.json);
-    assert_eq!(bot(&played)["crashed"], true, "{}", played.json);
-    assert!(
-        played
-            .log
-            .contains("killed for going over its memory limit"),
-        "{}",
-        played.log
-    );
-    assert_clean(&played, &mark);
+    let played = attack("memory", &[], &["--memory-mb", "128"]);
+    assert_killed_for(&played, "memory", "its memory limit");
+    assert_clean(&played);
 }
 
 #[test]
 fn a_grandchild_in_a_session_of_its_own_dies_with_the_match() {
     for how in ["setsid", "setpgid"] {
-        let mark = marker(how);
-        let dir = contest(how, how, &[&mark]);
-        let played = play(&dir, &[]);
+        let played = attack(how, &[], &[]);
         assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
         assert_eq!(bot(&played)["killed_for"], Value::Null, "{}", played.json);
-        assert_clean(&played, &mark);
+        assert_clean(&played);
     }
 }
 
 #[test]
 fn a_child_holding_the_pipes_does_not_hold_the_match() {
-    let mark = marker("pipes");
-    let dir = contest("pipes", "pipes", &[&mark]);
-    let played = play(&dir, &[]);
+    let played = attack("pipes", &[], &[]);
     assert_eq!(bot(&played)["crashed"], true, "{}", played.json);
-    assert!(played.log.contains("exited with code 3"), "{}", played.log);
-    assert_clean(&played, &mark);
+    assert_logged(&played, "exited with code 3");
+    assert_clean(&played);
 }
 
 #[test]
@@ -256,76 +255,41 @@ fn no_connection_leaves_the_sandbox() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port().to_string();
-    let mark = marker("network");
-    let dir = contest("network", "network", &[&port, &mark]);
-    let played = play(&dir, &[]);
-    assert!(
-        played.log.contains("probe: connect local blocked"),
-        "{}",
-        played.log
-    );
-    assert!(
-        played.log.contains("probe: connect outside blocked"),
-        "{}",
-        played.log
-    );
-    assert!(
-        listener.accept().is_err(),
-        "the bot reached 127.0.0.1:{port}"
-    );
+    let played = attack("network", &[&port], &[]);
+    assert_logged(&played, "probe: connect local blocked");
+    assert_logged(&played, "probe: connect outside blocked");
+    let reached = listener.accept().is_ok();
+    assert!(!reached, "the bot reached 127.0.0.1:{port}");
     assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
-    assert_clean(&played, &mark);
+    assert_clean(&played);
 }
 
 #[test]
 fn the_bot_sees_no_file_of_the_organiser_or_of_other_players() {
-    let mark = marker("files");
     let targets = [
         "{dir}/organiser.txt",
         "{dir}/contest.db",
         "{dir}/players/other/strategy.txt",
     ];
-    let args: Vec<&str> = targets.iter().copied().chain([mark.as_str()]).collect();
-    let dir = contest("files", "files", &args);
-    let played = play(&dir, &[]);
+    let played = attack("files", &targets, &[]);
     for target in targets {
-        let target = target.replace("{dir}", &dir.display().to_string());
-        assert!(
-            played
-                .log
-                .contains(&format!("probe: read {target} blocked")),
-            "{target}: {}",
-            played.log
-        );
+        let target = target.replace("{dir}", &played.dir.display().to_string());
+        assert_logged(&played, &format!("probe: read {target} blocked"));
     }
-    assert!(
-        played.log.contains("probe: write outside blocked"),
-        "{}",
-        played.log
-    );
-    assert!(
-        played.log.contains("probe: write scratch allowed"),
-        "{}",
-        played.log
-    );
-    assert!(
-        played.log.contains("probe: write tmp allowed"),
-        "{}",
-        played.log
-    );
-    assert!(!dir.join("planted.txt").exists());
+    assert_logged(&played, "probe: write outside blocked");
+    assert_logged(&played, "probe: write scratch allowed");
+    assert_logged(&played, "probe: write tmp allowed");
+    assert!(!played.dir.join("planted.txt").exists());
     // It wrote into a private copy of its folder, not into the folder.
-    assert!(!dir.join("players/hostile/note.txt").exists());
+    assert!(!played.dir.join("players/hostile/note.txt").exists());
     assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
-    assert_clean(&played, &mark);
+    assert_clean(&played);
 }
 
 #[test]
 fn the_bot_sees_neither_the_referee_nor_the_organisers_environment() {
-    let mark = marker("snoop");
-    let dir = contest("snoop", "snoop", &[&mark]);
-    let played = play(&dir, &[]);
-    assert!(played.log.contains("probe: environ"), "{}", played.log);
+    let played = attack("snoop", &[], &[]);
+    assert_logged(&played, "probe: environ");
     for secret in [
         "SECRET_TOKEN",
         "organiser-secret-token",
@@ -340,28 +304,24 @@ fn the_bot_sees_neither_the_referee_nor_the_organisers_environment() {
     }
     assert!(!played.log.contains("uid 0\n"), "{}", played.log);
     assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
-    assert_clean(&played, &mark);
+    assert_clean(&played);
 }
 
 #[test]
 fn invalid_utf8_and_nul_in_an_answer_are_a_fault_of_the_bot() {
-    let mark = marker("garbage");
-    let dir = contest("garbage", "garbage", &[&mark]);
-    let played = play(&dir, &[]);
+    let played = attack("garbage", &[], &[]);
     assert!(
         bot(&played)["errors"].as_u64().unwrap() >= 1,
         "{}",
         played.json
     );
-    assert_clean(&played, &mark);
+    assert_clean(&played);
 }
 
 #[test]
 fn a_bot_that_stops_itself_or_ignores_sigterm_times_out_and_is_killed() {
     for mode in ["sigstop", "sigterm"] {
-        let mark = marker(mode);
-        let dir = contest(mode, mode, &[&mark]);
-        let played = play(&dir, &["--time-bank-ms", "300"]);
+        let played = attack(mode, &[], &["--time-bank-ms", "300"]);
         // Each of its turns times out (Quoridor then plays a random move for it), until the
         // match ends.
         assert!(
@@ -369,11 +329,7 @@ fn a_bot_that_stops_itself_or_ignores_sigterm_times_out_and_is_killed() {
             "{}",
             played.json
         );
-        assert!(
-            played.log.contains("error: response time limit exceeded"),
-            "{}",
-            played.log
-        );
-        assert_clean(&played, &mark);
+        assert_logged(&played, "error: response time limit exceeded");
+        assert_clean(&played);
     }
 }
