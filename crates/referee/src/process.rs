@@ -101,14 +101,7 @@ impl ProcessSeat {
         };
         become_subreaper();
         let jail = match sandbox {
-            Some(sandbox) => Some(
-                // Inside the jail a missing program is only an exit status: tell it here.
-                find_program(program, dir).and_then(|_| {
-                    sandbox
-                        .prepare(argv, dir)
-                        .map_err(|e| SeatError::Sandbox(e.to_string()))
-                })?,
-            ),
+            Some(sandbox) => Some(jail_for(sandbox, argv, dir)?),
             None => None,
         };
         let mut command = match &jail {
@@ -120,27 +113,7 @@ impl ProcessSeat {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let cannot_start = |source: io::Error| {
-            if source.kind() == io::ErrorKind::NotFound {
-                match dir {
-                    Some(dir) if !dir.is_dir() => SeatError::CannotStart {
-                        program: program.clone(),
-                        error: io::Error::new(
-                            io::ErrorKind::NotFound,
-                            format!("no folder {}", dir.display()),
-                        ),
-                    },
-                    _ => SeatError::NotFound {
-                        program: program.clone(),
-                    },
-                }
-            } else {
-                SeatError::CannotStart {
-                    program: program.clone(),
-                    error: source,
-                }
-            }
-        };
+        let cannot_start = |source| start_error(program, dir, source);
         let mut child = command.spawn().map_err(cannot_start)?;
         let pid = child.id() as i32;
         let stdin = child.stdin.take().expect("stdin is piped");
@@ -576,6 +549,36 @@ fn spawn_thread(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<()>
 /// Makes this process adopt the orphans of its descendants, so that the children a bot leaves
 /// behind are reaped by the referee when it kills the bot's group, not left as zombies under an
 /// init that may not reap them.
+/// The jail of a bot in `sandbox`, once its program is known to exist: inside the jail a
+/// missing program would only be an exit status.
+fn jail_for(sandbox: &Sandbox, argv: &[String], dir: Option<&Path>) -> Result<Jail, SeatError> {
+    find_program(&argv[0], dir)?;
+    sandbox
+        .prepare(argv, dir)
+        .map_err(|e| SeatError::Sandbox(e.to_string()))
+}
+
+/// Why `program` could not be started in `dir`, from the error of the start.
+fn start_error(program: &str, dir: Option<&Path>, source: io::Error) -> SeatError {
+    let program = program.to_owned();
+    if source.kind() != io::ErrorKind::NotFound {
+        return SeatError::CannotStart {
+            program,
+            error: source,
+        };
+    }
+    match dir {
+        Some(dir) if !dir.is_dir() => SeatError::CannotStart {
+            program,
+            error: io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no folder {}", dir.display()),
+            ),
+        },
+        _ => SeatError::NotFound { program },
+    }
+}
+
 /// The bot's command as given, run with the referee's rights in `dir`.
 fn plain_command(argv: &[String], dir: Option<&Path>) -> Command {
     let mut path = PathBuf::from(&argv[0]);
