@@ -111,6 +111,8 @@ export class DebugPanel {
     const timing = [];
     if (bot) {
       timing.push(h("span", {}, "time used ", h("b", {}, bot.time_ms === null || bot.time_ms === undefined ? "–" : ms(bot.time_ms))));
+      // Measured where the bot runs in a sandbox: all its processes, while it answered.
+      if (typeof bot.cpu_ms === "number") timing.push(h("span", {}, "CPU ", h("b", {}, ms(bot.cpu_ms))));
       timing.push(h("span", {}, "bank left ", h("b", {}, ms(bot.bank_ms))));
       if (bot.offline) timing.push(h("span", { class: "down" }, "offline"));
     }
