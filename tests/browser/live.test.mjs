@@ -43,9 +43,11 @@ before(async () => {
   const db = path.join(dir, "t.db");
   // The server first: it creates the store, which the tournament then finds ready.
   server = await serve(["serve", "--db", db]);
+  // The bot counts its starts in its folder, which a sandbox gives afresh to every match: it
+  // runs without one.
   run = spawn(ARBITER, ["tournament", "run", path.join(dir, "players"), "--game", "quoridor",
     "--add", "builtin:runner", "--db", db, "--seed", "1", "--jobs", "1", "--keep-failing",
-    "--time-bank-ms", "100000"], { stdio: "ignore" });
+    "--time-bank-ms", "100000", "--no-sandbox"], { stdio: "ignore" });
   chrome = await browser();
 });
 

@@ -113,7 +113,9 @@ pub(crate) fn exposed(argv: &[String], cwd: &Path, author: Author) -> Vec<PathBu
                 continue;
             }
             let folder = path.parent().filter(|_| path.is_file()).unwrap_or(&path);
-            if cwd.starts_with(folder) {
+            // A folder closed to others (a private temporary folder) would stop the bot's own
+            // user on its way to the file: the file alone is shown then.
+            if cwd.starts_with(folder) || !open_to_others(folder) {
                 if path.is_file() {
                     paths.insert(path.clone());
                 }
@@ -123,6 +125,14 @@ pub(crate) fn exposed(argv: &[String], cwd: &Path, author: Author) -> Vec<PathBu
         }
     }
     paths.into_iter().collect()
+}
+
+/// Whether users other than the owner may go through `folder`.
+fn open_to_others(folder: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    folder
+        .metadata()
+        .is_ok_and(|m| m.permissions().mode() & 0o005 == 0o005)
 }
 
 /// Every place `program` is found on `PATH`, and where its links lead.
@@ -242,6 +252,13 @@ mod tests {
         assert!(shown.contains(&dir.join("bot.py")), "{shown:?}");
         assert!(shown.contains(&dir.join("bots")), "{shown:?}");
         assert!(!shown.contains(&dir), "{shown:?}");
+        // A folder closed to others: the file alone.
+        use std::os::unix::fs::PermissionsExt;
+        let closed = dir.join("bots");
+        std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let shown = exposed(&argv, &dir, Author::Organiser);
+        assert!(shown.contains(&dir.join("bots/x.py")), "{shown:?}");
+        assert!(!shown.contains(&closed), "{shown:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
