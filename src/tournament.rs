@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use arbiter_catalog::{Catalog, CatalogGame, SandboxFlags, TimeLimits, Visit};
 use arbiter_store::blocking::Store;
-use arbiter_store::{MatchRow, MatchState, Tournament};
+use arbiter_store::{MatchRow, MatchState, Presence, Tournament};
 use arbiter_tournament::players::{self, Contestant};
 use arbiter_tournament::pool::{self, Arena, PoolEvent};
 use arbiter_tournament::setup::{self, NewTournament, Note};
@@ -163,7 +163,7 @@ pub fn run<C: Catalog>(args: TournamentArgs) -> Result<()> {
             crate::visit::<C, _>(&choice.game.clone(), RunNew(choice))?
         }
         TournamentCommand::Resume(args) => {
-            let store = Store::open(&args.db.db).with_context(|| format!("--db {}", args.db.db))?;
+            let store = open_existing(&args.db.db)?;
             let t = tournament(&store, args.db.tournament)?;
             let jobs = args.jobs.unwrap_or_else(default_jobs);
             crate::visit::<C, _>(&t.game.clone(), Resume { store, t, jobs })?
@@ -183,7 +183,8 @@ impl Visit for RunNew {
         let GameChoice { args, matches, .. } = self.0;
         let seed = args.seed.unwrap_or_else(crate::play::fresh_seed);
         let jobs = args.jobs.unwrap_or_else(default_jobs);
-        let store = Store::open(&args.db).with_context(|| format!("--db {}", args.db))?;
+        let store = Store::open(&args.db, Presence::MayCreate)
+            .with_context(|| format!("--db {}", args.db))?;
         let new = NewTournament {
             dir: args.dir,
             add: args.add,
@@ -388,8 +389,14 @@ fn print_excluded(players: &[Contestant]) -> Result<()> {
     Ok(())
 }
 
+/// The store of a command that reads or continues a tournament: one that is not there is said
+/// so, and not created.
+fn open_existing(db: &str) -> Result<Store> {
+    Store::open(db, Presence::MustExist).with_context(|| format!("--db {db}"))
+}
+
 fn print_standings(args: StandingsArgs) -> Result<()> {
-    let store = Store::open(&args.db.db).with_context(|| format!("--db {}", args.db.db))?;
+    let store = open_existing(&args.db.db)?;
     let t = tournament(&store, args.db.tournament)?;
     let (table, players) = table(&store, &t)?;
     if args.json {
@@ -427,7 +434,7 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
 }
 
 fn print_matches(args: MatchesArgs) -> Result<()> {
-    let store = Store::open(&args.db.db).with_context(|| format!("--db {}", args.db.db))?;
+    let store = open_existing(&args.db.db)?;
     let t = tournament(&store, args.db.tournament)?;
     let players = store.players(t.id)?;
     let wanted: Option<String> = match &args.player {

@@ -541,6 +541,30 @@ fn bad_invocations_say_what_is_wrong() {
         .output()
         .unwrap();
     assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no tournament"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("there is no store"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn reading_a_store_that_is_not_there_creates_nothing() {
+    let dir = temp_dir("no-store");
+    let db = dir.join("nested/none.db");
+    for command in [
+        &["tournament", "standings", "--db"][..],
+        &["tournament", "matches", "--db"],
+        &["tournament", "resume", "--db"],
+    ] {
+        let output = arbiter().args(command).arg(&db).output().unwrap();
+        assert!(!output.status.success(), "{command:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("there is no store"),
+            "{command:?}: {stderr}"
+        );
+        assert!(
+            !db.exists() && !db.parent().unwrap().exists(),
+            "{command:?} created it"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

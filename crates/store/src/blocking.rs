@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::rows::{Contestant, MatchRow, NewMatch, RatingRow, StoredResult, Tournament};
-use crate::{StoreError, TournamentStore};
+use crate::{Presence, StoreError, TournamentStore};
 
 /// [`TournamentStore`], blocking: the same methods, each waiting for its answer.
 pub struct Store {
@@ -16,12 +16,12 @@ pub struct Store {
 impl Store {
     /// Opens (creating and migrating if needed) the store at `target`: a PostgreSQL URL, a
     /// `sqlite:` URL, or the path of a SQLite file.
-    pub fn open(target: &str) -> Result<Store, StoreError> {
+    pub fn open(target: &str, presence: Presence) -> Result<Store, StoreError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(StoreError::io("starting the store's runtime"))?;
-        let inner = runtime.block_on(TournamentStore::open(target))?;
+        let inner = runtime.block_on(TournamentStore::open(target, presence))?;
         Ok(Store { runtime, inner })
     }
 
@@ -164,7 +164,7 @@ mod tests {
     #[test]
     fn the_blocking_store_and_the_async_store_share_the_database() {
         let target = scratch("blocking");
-        let store = Store::open(&target).unwrap();
+        let store = Store::open(&target, Presence::MayCreate).unwrap();
         let id = store
             .create(&tournament(), &[], &new_matches(), None)
             .unwrap();
@@ -176,7 +176,9 @@ mod tests {
             .build()
             .unwrap();
         let rows = runtime.block_on(async {
-            let store = TournamentStore::open(&target).await.unwrap();
+            let store = TournamentStore::open(&target, Presence::MayCreate)
+                .await
+                .unwrap();
             store.matches(id).await.unwrap()
         });
         assert_eq!(rows[0].id, claimed.id);

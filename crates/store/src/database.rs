@@ -17,10 +17,20 @@ pub(crate) struct Database {
     pub(crate) file: Option<PathBuf>,
 }
 
+/// Whether opening a store may create it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// A SQLite file that does not exist is created, with its folder (a run, a server).
+    MayCreate,
+    /// The store must be there already (commands that only read or continue): nothing is
+    /// created where there is none.
+    MustExist,
+}
+
 /// Connects to the store at `target` (a PostgreSQL URL, a `sqlite:` URL, or the path of a
-/// SQLite file, created with its folder if missing) and migrates it. Tournaments and the game
-/// server share the database and this setup.
-pub(crate) async fn connect(target: &str) -> Result<Database, StoreError> {
+/// SQLite file, created with its folder if missing and `presence` allows it) and migrates it.
+/// Tournaments and the game server share the database and this setup.
+pub(crate) async fn connect(target: &str, presence: Presence) -> Result<Database, StoreError> {
     let (url, file) = if target.starts_with("postgres://")
         || target.starts_with("postgresql://")
         || target.starts_with("sqlite:")
@@ -28,6 +38,9 @@ pub(crate) async fn connect(target: &str) -> Result<Database, StoreError> {
         (target.to_owned(), None)
     } else {
         let path = std::path::absolute(target).unwrap_or_else(|_| PathBuf::from(target));
+        if presence == Presence::MustExist && !path.exists() {
+            return Err(StoreError::NoStore { path });
+        }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(StoreError::io(format!("creating {}", dir.display())))?;

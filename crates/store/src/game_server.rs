@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use sqlx::{AnyPool, Row};
 
-use crate::database::connect;
+use crate::database::{Presence, connect};
 use crate::{StoreError, now_ms};
 
 /// Test mode (games every interval) or live mode (the final's fixed games).
@@ -74,7 +74,7 @@ impl GameServerStore {
     /// Opens (creating and migrating if needed) the store at `target` — a PostgreSQL URL, a
     /// `sqlite:` URL or the path of a SQLite file — for the server of `game`.
     pub async fn open(target: &str, game: &str) -> Result<GameServerStore, StoreError> {
-        let db = connect(target).await?;
+        let db = connect(target, Presence::MayCreate).await?;
         Ok(GameServerStore {
             pool: db.pool,
             file: db.file,

@@ -17,6 +17,7 @@ mod tournaments;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+pub use database::Presence;
 pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
 pub use rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,
@@ -52,6 +53,12 @@ pub enum StoreError {
     /// No tournament has this id.
     #[error("there is no tournament {0} in the store")]
     NoTournament(i64),
+    /// A command that only reads or continues a store was given a file that does not exist.
+    #[error("there is no store {} (`arbiter tournament run` creates one)", path.display())]
+    NoStore {
+        /// The file given.
+        path: std::path::PathBuf,
+    },
     /// A file or folder next to the store, or the blocking facade's runtime.
     #[error("{what}: {source}")]
     Io {

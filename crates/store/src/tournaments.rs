@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::{AnyPool, Executor, Row};
 
-use crate::database::connect;
+use crate::database::{Presence, connect};
 use crate::rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, Status, StoredResult, Tournament,
 };
@@ -23,10 +23,10 @@ pub struct TournamentStore {
 }
 
 impl TournamentStore {
-    /// Opens (creating and migrating if needed) the store at `target`: a PostgreSQL URL, a
-    /// `sqlite:` URL, or the path of a SQLite file.
-    pub async fn open(target: &str) -> Result<TournamentStore, StoreError> {
-        let db = connect(target).await?;
+    /// Opens (creating it if `presence` allows, and migrating it if needed) the store at
+    /// `target`: a PostgreSQL URL, a `sqlite:` URL, or the path of a SQLite file.
+    pub async fn open(target: &str, presence: Presence) -> Result<TournamentStore, StoreError> {
+        let db = connect(target, presence).await?;
         Ok(TournamentStore {
             pool: db.pool,
             file: db.file,
@@ -563,7 +563,9 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn a_tournament_is_written_played_and_read_back_after_reopening() {
         let target = scratch("roundtrip");
-        let store = TournamentStore::open(&target).await.unwrap();
+        let store = TournamentStore::open(&target, Presence::MayCreate)
+            .await
+            .unwrap();
         assert_eq!(store.file(), Some(Path::new(&target)));
         assert_eq!(store.latest().await.unwrap(), None);
         let players = [Contestant::builtin("a"), Contestant::builtin("b")];
@@ -592,7 +594,9 @@ pub(crate) mod tests {
         store.claim_next(id).await.unwrap().unwrap();
         store.close().await;
 
-        let store = TournamentStore::open(&target).await.unwrap();
+        let store = TournamentStore::open(&target, Presence::MayCreate)
+            .await
+            .unwrap();
         let t = store.tournament(id).await.unwrap();
         assert_eq!((t.format, t.seed, t.settings.clone()), {
             let w = tournament();
@@ -612,7 +616,9 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn failures_requeue_a_match_until_its_last_attempt() {
-        let store = TournamentStore::open(&scratch("failures")).await.unwrap();
+        let store = TournamentStore::open(&scratch("failures"), Presence::MayCreate)
+            .await
+            .unwrap();
         let id = store
             .create(&tournament(), &[], &new_matches(), None)
             .await
@@ -630,7 +636,9 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn a_missing_tournament_is_named() {
-        let store = TournamentStore::open(&scratch("missing")).await.unwrap();
+        let store = TournamentStore::open(&scratch("missing"), Presence::MayCreate)
+            .await
+            .unwrap();
         let error = store.tournament(3).await.unwrap_err();
         assert!(matches!(error, StoreError::NoTournament(3)), "{error}");
         assert_eq!(error.to_string(), "there is no tournament 3 in the store");
@@ -638,15 +646,41 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn an_unreachable_store_is_named() {
-        let error = TournamentStore::open("sqlite:///nonexistent-dir-for-arbiter/x.db")
-            .await
-            .err()
-            .unwrap();
+        let error = TournamentStore::open(
+            "sqlite:///nonexistent-dir-for-arbiter/x.db",
+            Presence::MayCreate,
+        )
+        .await
+        .err()
+        .unwrap();
         assert!(
             error
                 .to_string()
                 .starts_with("cannot open the store sqlite:///nonexistent-dir-for-arbiter/x.db"),
             "{error}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_store_that_must_exist_is_not_created() {
+        let path = scratch("must-exist");
+        let error = TournamentStore::open(&path, Presence::MustExist)
+            .await
+            .err()
+            .unwrap();
+        assert!(matches!(error, StoreError::NoStore { .. }), "{error}");
+        assert!(
+            error.to_string().starts_with("there is no store "),
+            "{error}"
+        );
+        assert!(!std::path::Path::new(&path).exists(), "nothing is created");
+        drop(
+            TournamentStore::open(&path, Presence::MayCreate)
+                .await
+                .unwrap(),
+        );
+        TournamentStore::open(&path, Presence::MustExist)
+            .await
+            .unwrap();
     }
 }

@@ -523,7 +523,11 @@ mod tests {
     fn machine_failures_are_retried_then_failed_and_a_bot_that_cannot_start_loses() {
         let dir = std::env::temp_dir().join(format!("arbiter-pool-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let store = Store::open(dir.join("t.db").to_str().unwrap()).unwrap();
+        let store = Store::open(
+            dir.join("t.db").to_str().unwrap(),
+            arbiter_store::Presence::MayCreate,
+        )
+        .unwrap();
         let players = vec![
             Contestant::builtin("runner"),
             Contestant::builtin("blocker"),

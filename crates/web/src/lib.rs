@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use arbiter_store::{StoreError, TournamentStore};
+use arbiter_store::{Presence, StoreError, TournamentStore};
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -162,7 +162,8 @@ impl Server {
 
     /// Opens the tournament store at `target` (as [`TournamentStore::open`]) on this runtime.
     pub fn open_store(&self, target: &str) -> Result<TournamentStore, StoreError> {
-        self.runtime.block_on(TournamentStore::open(target))
+        self.runtime
+            .block_on(TournamentStore::open(target, Presence::MayCreate))
     }
 
     /// Serves [`app`] on `addr` within `limits` until the process ends; `ready` is told the

@@ -503,7 +503,11 @@ fn tournament_state(name: &str) -> (PathBuf, tokio::runtime::Runtime, AppState) 
         running.write(record).unwrap();
     }
     std::mem::forget(running);
-    let store = Store::open(dir.join("t.db").to_str().unwrap()).unwrap();
+    let store = Store::open(
+        dir.join("t.db").to_str().unwrap(),
+        arbiter_store::Presence::MayCreate,
+    )
+    .unwrap();
     let t = Tournament {
         id: 1,
         game: "quoridor".into(),
@@ -582,7 +586,10 @@ fn tournament_state(name: &str) -> (PathBuf, tokio::runtime::Runtime, AppState) 
     store.close();
     let runtime = runtime();
     let store = runtime
-        .block_on(TournamentStore::open(dir.join("t.db").to_str().unwrap()))
+        .block_on(TournamentStore::open(
+            dir.join("t.db").to_str().unwrap(),
+            arbiter_store::Presence::MayCreate,
+        ))
         .unwrap();
     let state = AppState::new(ReplaySource::Dir(replays), Some(store));
     (dir, runtime, state)
