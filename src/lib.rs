@@ -15,6 +15,7 @@ mod play;
 mod replay_cmd;
 mod tournament;
 mod web;
+mod worker;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -50,6 +51,9 @@ enum Command {
     Replay(ReplayArgs),
     /// Run tournaments between player folders and robots; show standings and matches.
     Tournament(tournament::TournamentArgs),
+    /// Play the matches of a store's open tournaments, beside other workers on this machine
+    /// or others.
+    Worker(worker::WorkerArgs),
     /// The HTTP viewer: tournaments of a store, replays of a folder, matches played live.
     #[command(alias = "serve")]
     Web(web::WebArgs),
@@ -141,6 +145,7 @@ pub fn run<C: Catalog>(argv: impl IntoIterator<Item = impl Into<OsString>>) -> E
             ReplayCommand::Formats(command) => replay_cmd::run(replay_cmd::ReplayArgs { command }),
         },
         Command::Tournament(args) => tournament::run::<C>(args),
+        Command::Worker(args) => worker::run::<C>(args),
         Command::Web(args) => web::serve(args),
         Command::GameServer(args) => game_server::run::<C>(args),
         Command::Accounts(args) => game_server::accounts(args),

@@ -7,10 +7,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use arbiter_catalog::{Catalog, CatalogGame, SandboxFlags, TimeLimits, Visit};
+use std::sync::Arc;
+
 use arbiter_store::blocking::Store;
-use arbiter_store::{MatchRow, MatchState, Presence, Tournament};
+use arbiter_store::{MatchRow, MatchState, Presence, Scope, Tournament};
+use arbiter_tournament::WorkerName;
 use arbiter_tournament::players::{self, Contestant};
-use arbiter_tournament::pool::{self, Arena, PoolEvent};
+use arbiter_tournament::pool::{self, Arena, PoolEvent, RunOptions, Until};
 use arbiter_tournament::setup::{self, NewTournament, Note};
 use arbiter_tournament::{Format, standings};
 use clap::{Args, FromArgMatches, Subcommand, ValueEnum};
@@ -85,6 +88,12 @@ pub struct RunArgs {
     /// How many times a match that fails because of Arbiter or the machine is tried.
     #[arg(long, default_value_t = 3)]
     attempts: u32,
+    /// Only create the tournament: print `tournament N` and leave its matches to workers
+    /// (`arbiter worker`).
+    #[arg(long)]
+    no_work: bool,
+    #[command(flatten)]
+    lease: LeaseArg,
     #[command(flatten)]
     time: TimeLimits,
     #[command(flatten)]
@@ -117,6 +126,25 @@ struct ResumeArgs {
     /// Matches played at once, 1 to 1024 (default: the number of cores).
     #[arg(long, value_parser = crate::cli::jobs())]
     jobs: Option<usize>,
+    #[command(flatten)]
+    lease: LeaseArg,
+}
+
+/// How long a worker's claim on a match holds without being renewed.
+#[derive(Args, Clone, Copy)]
+pub struct LeaseArg {
+    /// Seconds a claimed match stays this worker's without being renewed (renewed every
+    /// third of it while it plays): after a worker dies, its matches are played again by
+    /// another this much later. 1 to 3600.
+    #[arg(long = "lease", value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    seconds: u64,
+}
+
+impl LeaseArg {
+    pub fn duration(self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.seconds)
+    }
 }
 
 #[derive(Args)]
@@ -166,7 +194,8 @@ pub fn run<C: Catalog>(args: TournamentArgs) -> Result<()> {
             let store = open_existing(&args.db.db)?;
             let t = tournament(&store, args.db.tournament)?;
             let jobs = args.jobs.unwrap_or_else(default_jobs);
-            crate::visit::<C, _>(&t.game.clone(), Resume { store, t, jobs })?
+            let arena = crate::visit::<C, _>(&t.game.clone(), StoredArena(&t))??;
+            play_out(&store, &t, arena, jobs, args.lease)
         }
         TournamentCommand::Standings(args) => print_standings(args),
         TournamentCommand::Matches(args) => print_matches(args),
@@ -202,6 +231,10 @@ impl Visit for RunNew {
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;
+        if args.no_work {
+            outln!("tournament {}", t.id)?;
+            return Ok(());
+        }
         errln!(
             "tournament {} in {}: {} players, {}, {} round(s), seed {seed}",
             t.id,
@@ -210,23 +243,18 @@ impl Visit for RunNew {
             t.format.as_str(),
             t.rounds
         );
-        play_out(&store, t, &created.arena, jobs)
+        play_out(&store, t, Arc::new(created.arena), jobs, args.lease)
     }
 }
 
-/// `tournament resume`: the stored tournament's game, with its stored settings.
-struct Resume {
-    store: Store,
-    t: Tournament,
-    jobs: usize,
-}
+/// The arena of a stored tournament, as it was created.
+pub struct StoredArena<'a>(pub &'a Tournament);
 
-impl Visit for Resume {
-    type Output = Result<()>;
+impl Visit for StoredArena<'_> {
+    type Output = Result<Arc<dyn Arena>, arbiter_tournament::TournamentError>;
 
-    fn visit<G: CatalogGame>(self) -> Result<()> {
-        let arena = setup::stored_arena::<G>(&self.t)?;
-        play_out(&self.store, &self.t, &arena, self.jobs)
+    fn visit<G: CatalogGame>(self) -> Self::Output {
+        Ok(Arc::new(setup::stored_arena::<G>(self.0)?))
     }
 }
 
@@ -260,38 +288,46 @@ fn print_note(note: Note<'_>) {
     }
 }
 
-/// Plays every match left, with a progress bar on a terminal, then prints the standings.
-fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Result<()> {
-    let options = setup::run_options(t, jobs)?;
+/// Works on tournament `t` as one more worker until it is finished, with a progress bar on a
+/// terminal, then prints the standings.
+fn play_out(
+    store: &Store,
+    t: &Tournament,
+    arena: Arc<dyn Arena>,
+    jobs: usize,
+    lease: LeaseArg,
+) -> Result<()> {
+    let options = RunOptions {
+        jobs,
+        scope: Scope::Tournament(t.id),
+        until: Until::Finished,
+        lease: lease.duration(),
+        worker: WorkerName::of_this_process(),
+        local_replays: arbiter_tournament::cache_dir()
+            .join("replays")
+            .join("local"),
+    };
     let bar = progress_bar();
     let started = std::time::Instant::now();
     let mut first_done = None;
     let mut last = (0, 0);
-    let summary = pool::run(store, t, arena, &options, &mut |event| match event {
-        PoolEvent::Progress { done, total } => {
+    let arenas = move |_: &Tournament| Ok(arena.clone());
+    let summary = pool::run(store, &arenas, &options, &mut |event| {
+        if let PoolEvent::Progress { done, total, .. } = event {
             first_done.get_or_insert(done);
             last = (done, total);
             if let Some(bar) = &bar {
                 bar.set_length(total as u64);
                 bar.set_position(done as u64);
             }
-        }
-        PoolEvent::Played(_) => {}
-        PoolEvent::Trouble { id, error, failed } => {
-            let error = shown(error);
-            let line = if failed {
-                format!("match {id} failed for good: {error}")
-            } else {
-                format!("match {id} will be tried again: {error}")
-            };
+        } else if let PoolEvent::Paired { round, .. } = event {
+            if let Some(bar) = &bar {
+                bar.set_message(format!("round {round}"));
+            }
+        } else if let Some(line) = crate::worker::event_line(&event) {
             match &bar {
                 Some(bar) => bar.println(line),
                 None => errln!("{line}"),
-            }
-        }
-        PoolEvent::Paired { round } => {
-            if let Some(bar) = &bar {
-                bar.set_message(format!("round {round}"));
             }
         }
     })?;
@@ -300,14 +336,8 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
     }
     let elapsed = started.elapsed().as_secs_f64();
     let played = last.0 - first_done.unwrap_or(0);
-    if summary.requeued > 0 {
-        errln!(
-            "{} match(es) that were running when the last run stopped were played again",
-            summary.requeued
-        );
-    }
     errln!(
-        "{played} match(es) in {elapsed:.1} s ({:.1} a minute), {} of {} over{}",
+        "{played} match(es) in {elapsed:.1} s ({:.1} a minute), {} of {} over, {} played here{}",
         if elapsed > 0.0 {
             played as f64 * 60.0 / elapsed
         } else {
@@ -315,6 +345,7 @@ fn play_out(store: &Store, t: &Tournament, arena: &dyn Arena, jobs: usize) -> Re
         },
         last.0,
         last.1,
+        summary.played,
         if summary.failed > 0 {
             format!(", {} failed", summary.failed)
         } else {
@@ -345,7 +376,7 @@ fn progress_bar() -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn default_jobs() -> usize {
+pub fn default_jobs() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     cores.min(crate::cli::MAX_JOBS as usize)
 }
@@ -391,7 +422,7 @@ fn print_excluded(players: &[Contestant]) -> Result<()> {
 
 /// The store of a command that reads or continues a tournament: one that is not there is said
 /// so, and not created.
-fn open_existing(db: &str) -> Result<Store> {
+pub fn open_existing(db: &str) -> Result<Store> {
     Store::open(db, Presence::MustExist).with_context(|| format!("--db {db}"))
 }
 
@@ -483,6 +514,8 @@ fn match_json(m: &MatchRow) -> Value {
         "ticks": r.map(|r| r.ticks),
         "time_ms": r.map(|r| &r.time_ms),
         "attempts": m.attempts,
+        "claim": m.claim,
+        "worker": m.worker,
         "error": m.error,
     })
 }

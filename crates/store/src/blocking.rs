@@ -5,7 +5,10 @@
 use std::path::Path;
 
 use crate::rows::{Contestant, MatchRow, NewMatch, RatingRow, StoredResult, Tournament};
-use crate::{Presence, StoreError, TournamentStore};
+use crate::{
+    Advance, Backend, Claimed, Counts, Expired, Handed, Presence, Scope, Standing, StoreError,
+    TournamentStore,
+};
 
 /// [`TournamentStore`], blocking: the same methods, each waiting for its answer.
 pub struct Store {
@@ -30,27 +33,22 @@ impl Store {
         self.inner.file()
     }
 
+    /// Which database speaks.
+    pub fn backend(&self) -> Backend {
+        self.inner.backend()
+    }
+
     /// See [`TournamentStore::create`].
     pub fn create(
         &self,
         t: &Tournament,
+        settings_of: &(dyn Fn(i64) -> serde_json::Value + Sync),
         players: &[Contestant],
         matches: &[NewMatch],
         bye: Option<(u32, &str)>,
     ) -> Result<i64, StoreError> {
         self.runtime
-            .block_on(self.inner.create(t, players, matches, bye))
-    }
-
-    /// See [`TournamentStore::add_round`].
-    pub fn add_round(
-        &self,
-        tournament: i64,
-        matches: &[NewMatch],
-        bye: Option<(u32, &str)>,
-    ) -> Result<(), StoreError> {
-        self.runtime
-            .block_on(self.inner.add_round(tournament, matches, bye))
+            .block_on(self.inner.create(t, settings_of, players, matches, bye))
     }
 
     /// See [`TournamentStore::latest`].
@@ -68,38 +66,77 @@ impl Store {
         self.runtime.block_on(self.inner.players(tournament))
     }
 
-    /// See [`TournamentStore::requeue_running`].
-    pub fn requeue_running(&self, tournament: i64) -> Result<u64, StoreError> {
+    /// See [`TournamentStore::claim`].
+    pub fn claim(
+        &self,
+        worker: &str,
+        lease_ms: i64,
+        scope: Scope,
+    ) -> Result<Option<Claimed>, StoreError> {
         self.runtime
-            .block_on(self.inner.requeue_running(tournament))
+            .block_on(self.inner.claim(worker, lease_ms, scope))
     }
 
-    /// See [`TournamentStore::claim_next`].
-    pub fn claim_next(&self, tournament: i64) -> Result<Option<MatchRow>, StoreError> {
-        self.runtime.block_on(self.inner.claim_next(tournament))
+    /// See [`TournamentStore::renew`].
+    pub fn renew(&self, worker: &str, lease_ms: i64) -> Result<u64, StoreError> {
+        self.runtime.block_on(self.inner.renew(worker, lease_ms))
+    }
+
+    /// See [`TournamentStore::expire_leases`].
+    pub fn expire_leases(&self) -> Result<Vec<Expired>, StoreError> {
+        self.runtime.block_on(self.inner.expire_leases())
+    }
+
+    /// See [`TournamentStore::release`].
+    pub fn release(&self, worker: &str) -> Result<Vec<Expired>, StoreError> {
+        self.runtime.block_on(self.inner.release(worker))
+    }
+
+    /// See [`TournamentStore::running_workers`].
+    pub fn running_workers(&self) -> Result<Vec<String>, StoreError> {
+        self.runtime.block_on(self.inner.running_workers())
     }
 
     /// See [`TournamentStore::finish`].
     pub fn finish(
         &self,
         tournament: i64,
-        id: i64,
-        result: &StoredResult,
-        ratings: &[(u32, Vec<RatingRow>)],
-    ) -> Result<(), StoreError> {
+        results: &[(i64, i64, StoredResult)],
+    ) -> Result<Vec<Handed>, StoreError> {
         self.runtime
-            .block_on(self.inner.finish(tournament, id, result, ratings))
+            .block_on(self.inner.finish(tournament, results))
     }
 
-    /// See [`TournamentStore::finish_many`].
-    pub fn finish_many(
+    /// See [`TournamentStore::record_failure`].
+    pub fn record_failure(
         &self,
         tournament: i64,
-        results: &[(i64, StoredResult)],
-        ratings: &[(u32, Vec<RatingRow>)],
-    ) -> Result<(), StoreError> {
+        id: i64,
+        claim: i64,
+        error: &str,
+    ) -> Result<(Handed, bool), StoreError> {
         self.runtime
-            .block_on(self.inner.finish_many(tournament, results, ratings))
+            .block_on(self.inner.record_failure(tournament, id, claim, error))
+    }
+
+    /// See [`TournamentStore::counts`].
+    pub fn counts(&self, tournament: i64) -> Result<Counts, StoreError> {
+        self.runtime.block_on(self.inner.counts(tournament))
+    }
+
+    /// See [`TournamentStore::open_tournaments`].
+    pub fn open_tournaments(&self) -> Result<Vec<i64>, StoreError> {
+        self.runtime.block_on(self.inner.open_tournaments())
+    }
+
+    /// See [`TournamentStore::advance`].
+    pub fn advance(
+        &self,
+        tournament: i64,
+        decide: impl FnOnce(&Standing) -> Advance,
+    ) -> Result<Option<Advance>, StoreError> {
+        self.runtime
+            .block_on(self.inner.advance(tournament, decide))
     }
 
     /// See [`TournamentStore::save_ratings`].
@@ -111,20 +148,6 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.runtime
             .block_on(self.inner.save_ratings(tournament, round, rows))
-    }
-
-    /// See [`TournamentStore::record_failure`].
-    pub fn record_failure(
-        &self,
-        tournament: i64,
-        id: i64,
-        error: &str,
-        max_attempts: u32,
-    ) -> Result<bool, StoreError> {
-        self.runtime.block_on(
-            self.inner
-                .record_failure(tournament, id, error, max_attempts),
-        )
     }
 
     /// See [`TournamentStore::matches`].
@@ -157,7 +180,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournaments::tests::{new_matches, scratch, tournament};
+    use crate::tournaments::tests::{new_matches, scratch, settings, tournament};
 
     /// The facade is the async store, called from a plain thread: what one writes the other
     /// reads.
@@ -166,9 +189,13 @@ mod tests {
         let target = scratch("blocking");
         let store = Store::open(&target, Presence::MayCreate).unwrap();
         let id = store
-            .create(&tournament(), &[], &new_matches(), None)
+            .create(&tournament(), &settings, &[], &new_matches(), None)
             .unwrap();
-        let claimed = store.claim_next(id).unwrap().unwrap();
+        let claimed = store
+            .claim("w", 60_000, Scope::Tournament(id))
+            .unwrap()
+            .unwrap()
+            .row;
         assert_eq!(store.latest().unwrap(), Some(id));
         store.close();
         let runtime = tokio::runtime::Builder::new_current_thread()

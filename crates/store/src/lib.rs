@@ -11,6 +11,7 @@
 pub mod blocking;
 mod database;
 mod game_server;
+mod queue;
 mod rows;
 mod tournaments;
 
@@ -19,11 +20,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use database::Presence;
 pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
+pub use queue::{Advance, Claimed, Counts, Expired, Handed, Round, Scope, Standing, WORK_CHANNEL};
 pub use rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,
     StoredResult, Tournament,
 };
-pub use tournaments::TournamentStore;
+pub use tournaments::{Backend, TournamentStore};
 
 /// What can go wrong with the store.
 #[derive(Debug, thiserror::Error)]
@@ -70,6 +72,32 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// Whether trying again later may succeed: the database is out of reach for now (a
+    /// dropped connection, a server restarting or refusing connections, SQLite busy), as
+    /// opposed to a store that is wrong.
+    pub fn is_transient(&self) -> bool {
+        let StoreError::Query(error) = self else {
+            return false;
+        };
+        match error {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::WorkerCrashed => true,
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                // PostgreSQL: connection exceptions (08), shutting down or starting (57P),
+                // serialization failure and deadlock (40). SQLite: busy and locked (5, 6 and
+                // their extended codes).
+                code.starts_with("08")
+                    || code.starts_with("57P")
+                    || code.starts_with("40")
+                    || code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6))
+            }),
+            _ => false,
+        }
+    }
+
     fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> StoreError {
         let what = what.into();
         move |source| StoreError::Io { what, source }

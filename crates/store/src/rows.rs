@@ -68,6 +68,9 @@ pub struct Tournament {
     pub created: i64,
     /// When its last match ended (Unix milliseconds).
     pub finished: Option<i64>,
+    /// Tries of a match failed by Arbiter, the machine or a worker that stopped renewing its
+    /// lease.
+    pub max_attempts: u32,
 }
 
 /// One contestant of a tournament: a player folder, or a built-in robot.
@@ -258,6 +261,10 @@ pub struct MatchRow {
     pub result: Option<StoredResult>,
     /// The last failure of Arbiter or the machine, for a match retried or failed.
     pub error: Option<String>,
+    /// How many times it was claimed: the number a result must come with to be taken.
+    pub claim: i64,
+    /// The worker that holds it (running) or played it (done).
+    pub worker: Option<String>,
     /// When it was claimed (Unix milliseconds).
     pub started: Option<i64>,
     /// When it was committed or failed for good (Unix milliseconds).

@@ -15,11 +15,22 @@ use crate::{StoreError, now_ms};
 
 /// Tournaments in the database, async. Synchronous callers use [`crate::blocking::Store`].
 pub struct TournamentStore {
-    pool: AnyPool,
+    pub(crate) pool: AnyPool,
     /// The database file, for SQLite; replays go next to it.
     file: Option<PathBuf>,
+    /// Which database speaks: the few statements that differ are chosen by it.
+    pub(crate) backend: Backend,
     /// Whether the connection's commits are synced to disk (SQLite), as set last.
     durable: AtomicBool,
+}
+
+/// The database behind a store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// One SQLite file: one machine.
+    Sqlite,
+    /// A PostgreSQL server: any number of machines.
+    Postgres,
 }
 
 impl TournamentStore {
@@ -27,9 +38,15 @@ impl TournamentStore {
     /// `target`: a PostgreSQL URL, a `sqlite:` URL, or the path of a SQLite file.
     pub async fn open(target: &str, presence: Presence) -> Result<TournamentStore, StoreError> {
         let db = connect(target, presence).await?;
+        let backend = if target.starts_with("postgres://") || target.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        };
         Ok(TournamentStore {
             pool: db.pool,
             file: db.file,
+            backend,
             durable: AtomicBool::new(true),
         })
     }
@@ -39,9 +56,14 @@ impl TournamentStore {
         self.file.as_deref()
     }
 
+    /// Which database speaks.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
     /// Whether SQLite commits wait for the disk (`synchronous = FULL`) or only for the WAL
     /// (`NORMAL`); PostgreSQL keeps its own setting.
-    async fn set_durable(&self, durable: bool) -> Result<(), StoreError> {
+    pub(crate) async fn set_durable(&self, durable: bool) -> Result<(), StoreError> {
         if self.file.is_none() || self.durable.load(Ordering::Relaxed) == durable {
             return Ok(());
         }
@@ -55,22 +77,28 @@ impl TournamentStore {
         Ok(())
     }
 
-    /// Records a new tournament, its contestants and its first matches, all or nothing.
+    /// Records a new tournament, its contestants and its first matches, all or nothing, and
+    /// returns its number. The number is the store's: the next one, taken under a lock, so
+    /// tournaments created at the same moment by several processes each get their own.
+    /// `settings_of` gives the settings to store once the number is known (they name the
+    /// tournament's replay folder); `t.id` and `t.settings` are not used.
     pub async fn create(
         &self,
         t: &Tournament,
+        settings_of: &(dyn Fn(i64) -> serde_json::Value + Sync),
         players: &[Contestant],
         matches: &[NewMatch],
         bye: Option<(u32, &str)>,
     ) -> Result<i64, StoreError> {
         let mut tx = self.pool.begin().await?;
+        self.lock_tournaments(&mut tx).await?;
         let id: i64 = sqlx::query("SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments")
             .fetch_one(&mut *tx)
             .await?
             .try_get(0)?;
         sqlx::query(
             "INSERT INTO tournaments (id, game, format, seed, rounds, players_per_match, \
-             settings, created) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+             settings, created, max_attempts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(id)
         .bind(&t.game)
@@ -78,8 +106,9 @@ impl TournamentStore {
         .bind(t.seed as i64)
         .bind(i64::from(t.rounds))
         .bind(t.players_per_match as i64)
-        .bind(t.settings.to_string())
+        .bind(settings_of(id).to_string())
         .bind(t.created)
+        .bind(i64::from(t.max_attempts.max(1)))
         .execute(&mut *tx)
         .await?;
         for p in players {
@@ -98,27 +127,24 @@ impl TournamentStore {
             .execute(&mut *tx)
             .await?;
         }
-        insert_matches(&mut tx, id, matches).await?;
-        if let Some((round, player)) = bye {
-            insert_bye(&mut tx, id, round, player).await?;
-        }
+        insert_round(&mut tx, id, matches, bye).await?;
+        self.notify_work(&mut tx).await?;
         tx.commit().await?;
         Ok(id)
     }
 
-    /// Adds matches (the next Swiss round) and the round's bye, all or nothing.
-    pub async fn add_round(
+    /// Takes the lock that numbers tournaments, for the rest of the transaction. SQLite has
+    /// one writer at a time: a write as the transaction's first statement takes its lock
+    /// (waiting for it), so the read that follows sees every tournament created before.
+    async fn lock_tournaments(
         &self,
-        tournament: i64,
-        matches: &[NewMatch],
-        bye: Option<(u32, &str)>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        insert_matches(&mut tx, tournament, matches).await?;
-        if let Some((round, player)) = bye {
-            insert_bye(&mut tx, tournament, round, player).await?;
-        }
-        Ok(tx.commit().await?)
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    ) -> Result<(), sqlx::Error> {
+        let lock = match self.backend {
+            Backend::Postgres => "SELECT pg_advisory_xact_lock(7001)",
+            Backend::Sqlite => "DELETE FROM tournaments WHERE id < 0",
+        };
+        sqlx::query(lock).execute(&mut **tx).await.map(|_| ())
     }
 
     /// The newest tournament's id, if there is one.
@@ -133,7 +159,7 @@ impl TournamentStore {
     pub async fn tournament(&self, id: i64) -> Result<Tournament, StoreError> {
         let row = sqlx::query(
             "SELECT id, game, format, seed, rounds, players_per_match, settings, created, \
-             finished FROM tournaments WHERE id = $1",
+             finished, max_attempts FROM tournaments WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -153,6 +179,7 @@ impl TournamentStore {
                 .map_err(|e| StoreError::Corrupt(format!("settings: {e}")))?,
             created: row.try_get("created")?,
             finished: row.try_get("finished")?,
+            max_attempts: row.try_get::<i64, _>("max_attempts")? as u32,
         })
     }
 
@@ -168,103 +195,7 @@ impl TournamentStore {
         rows.iter().map(contestant).collect()
     }
 
-    /// Puts back in the queue the matches that were running when the last run stopped: their
-    /// results were never committed, so playing them again plays each match once in all.
-    pub async fn requeue_running(&self, tournament: i64) -> Result<u64, StoreError> {
-        let done = sqlx::query(
-            "UPDATE matches SET state = 'queued', started = NULL \
-             WHERE tournament_id = $1 AND state = 'running'",
-        )
-        .bind(tournament)
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected())
-    }
-
-    /// Takes the first queued match and marks it running.
-    pub async fn claim_next(&self, tournament: i64) -> Result<Option<MatchRow>, StoreError> {
-        // Losing this mark to a power cut is harmless: a running match is queued again anyway.
-        // Skipping its fsync halves the syncs of a match; the WAL keeps commits in order, so
-        // the next durable commit makes this one durable too.
-        self.set_durable(false).await?;
-        let mut tx = self.pool.begin().await?;
-        let row = sqlx::query(&format!(
-            "SELECT {MATCH_COLUMNS} FROM matches WHERE tournament_id = $1 AND state = 'queued' \
-             ORDER BY id LIMIT 1"
-        ))
-        .bind(tournament)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(row) = &row {
-            let id: i64 = row.try_get("id")?;
-            sqlx::query(
-                "UPDATE matches SET state = 'running', started = $1 \
-                 WHERE tournament_id = $2 AND id = $3",
-            )
-            .bind(now_ms())
-            .bind(tournament)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        row.map(|row| {
-            let mut m = match_row(&row)?;
-            m.state = MatchState::Running;
-            Ok(m)
-        })
-        .transpose()
-    }
-
-    /// Commits a played match, and the ratings snapshots of the rounds it completed.
-    pub async fn finish(
-        &self,
-        tournament: i64,
-        id: i64,
-        result: &StoredResult,
-        ratings: &[(u32, Vec<RatingRow>)],
-    ) -> Result<(), StoreError> {
-        self.finish_many(tournament, &[(id, result.clone())], ratings)
-            .await
-    }
-
-    /// Commits played matches, and the ratings snapshots of the rounds they completed, in one
-    /// transaction: matches that ended together share one sync to disk.
-    pub async fn finish_many(
-        &self,
-        tournament: i64,
-        results: &[(i64, StoredResult)],
-        ratings: &[(u32, Vec<RatingRow>)],
-    ) -> Result<(), StoreError> {
-        self.set_durable(true).await?;
-        let mut tx = self.pool.begin().await?;
-        for (id, result) in results {
-            sqlx::query(
-                "UPDATE matches SET state = 'done', scores = $1, placement = $2, \
-                 reason = $3, faults = $4, replay = $5, ticks = $6, time_ms = $7, turns = $8, \
-                 finished = $9 WHERE tournament_id = $10 AND id = $11",
-            )
-            .bind(json(&result.scores))
-            .bind(json(&result.placement))
-            .bind(&result.reason)
-            .bind(json(&result.faults))
-            .bind(result.replay.clone())
-            .bind(i64::from(result.ticks))
-            .bind(json(&result.time_ms))
-            .bind(json(&result.turns))
-            .bind(now_ms())
-            .bind(tournament)
-            .bind(*id)
-            .execute(&mut *tx)
-            .await?;
-        }
-        for (round, rows) in ratings {
-            save_ratings(&mut tx, tournament, *round, rows).await?;
-        }
-        Ok(tx.commit().await?)
-    }
-
-    /// Writes the ratings snapshot of a completed round.
+    /// Writes the ratings snapshot of round `round` (replacing one there).
     pub async fn save_ratings(
         &self,
         tournament: i64,
@@ -274,42 +205,6 @@ impl TournamentStore {
         let mut tx = self.pool.begin().await?;
         save_ratings(&mut tx, tournament, round, rows).await?;
         Ok(tx.commit().await?)
-    }
-
-    /// Records a failure of Arbiter or the machine: the match goes back to the queue, or is
-    /// `failed` once it has been tried `max_attempts` times. Returns whether it failed for good.
-    pub async fn record_failure(
-        &self,
-        tournament: i64,
-        id: i64,
-        error: &str,
-        max_attempts: u32,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let attempts: i64 =
-            sqlx::query("SELECT attempts FROM matches WHERE tournament_id = $1 AND id = $2")
-                .bind(tournament)
-                .bind(id)
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get(0)?;
-        let attempts = attempts + 1;
-        let failed = attempts >= i64::from(max_attempts);
-        // NULLIF rather than an optional time: see `save_ratings` on NULL binds.
-        sqlx::query(
-            "UPDATE matches SET attempts = $1, error = $2, state = $3, started = NULL, \
-             finished = NULLIF($4, 0) WHERE tournament_id = $5 AND id = $6",
-        )
-        .bind(attempts)
-        .bind(error)
-        .bind(if failed { "failed" } else { "queued" })
-        .bind(if failed { now_ms() } else { 0 })
-        .bind(tournament)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(failed)
     }
 
     /// Every match of a tournament, by id.
@@ -377,8 +272,23 @@ impl TournamentStore {
     }
 }
 
-const MATCH_COLUMNS: &str = "id, round, seats, state, seed, attempts, scores, placement, reason, \
-     faults, replay, ticks, time_ms, turns, error, started, finished";
+pub(crate) const MATCH_COLUMNS: &str = "id, round, seats, state, seed, attempts, scores, \
+     placement, reason, faults, replay, ticks, time_ms, turns, error, claim, worker, started, \
+     finished";
+
+/// Inserts matches, queued, and the bye of their round.
+pub(crate) async fn insert_round(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tournament: i64,
+    matches: &[NewMatch],
+    bye: Option<(u32, &str)>,
+) -> Result<(), sqlx::Error> {
+    insert_matches(tx, tournament, matches).await?;
+    if let Some((round, player)) = bye {
+        insert_bye(tx, tournament, round, player).await?;
+    }
+    Ok(())
+}
 
 async fn insert_matches(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
@@ -416,7 +326,7 @@ async fn insert_bye(
         .map(|_| ())
 }
 
-async fn save_ratings(
+pub(crate) async fn save_ratings(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     tournament: i64,
     round: u32,
@@ -448,7 +358,7 @@ async fn save_ratings(
     Ok(())
 }
 
-fn json<T: Serialize + ?Sized>(value: &T) -> String {
+pub(crate) fn json<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("plain values serialize")
 }
 
@@ -476,7 +386,7 @@ fn contestant(row: &AnyRow) -> Result<Contestant, StoreError> {
     })
 }
 
-fn match_row(row: &AnyRow) -> Result<MatchRow, StoreError> {
+pub(crate) fn match_row(row: &AnyRow) -> Result<MatchRow, StoreError> {
     let state: String = row.try_get("state")?;
     let seats: String = row.try_get("seats")?;
     let scores: Option<Vec<f64>> = parse(row.try_get("scores")?, "scores")?;
@@ -505,6 +415,8 @@ fn match_row(row: &AnyRow) -> Result<MatchRow, StoreError> {
         attempts: row.try_get::<i64, _>("attempts")? as u32,
         result,
         error: row.try_get("error")?,
+        claim: row.try_get("claim")?,
+        worker: row.try_get("worker")?,
         started: row.try_get("started")?,
         finished: row.try_get("finished")?,
     })
@@ -513,6 +425,7 @@ fn match_row(row: &AnyRow) -> Result<MatchRow, StoreError> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::{Handed, Scope};
 
     /// A fresh SQLite file in a folder of its own (created by the store).
     pub(crate) fn scratch(name: &str) -> String {
@@ -533,6 +446,7 @@ pub(crate) mod tests {
             settings: serde_json::json!({"flags": {"level": 1}}),
             created: 1_700_000_000_000,
             finished: None,
+            max_attempts: 3,
         }
     }
 
@@ -560,6 +474,11 @@ pub(crate) mod tests {
         }
     }
 
+    /// The settings a test tournament is stored with, whatever its number.
+    pub(crate) fn settings(_: i64) -> serde_json::Value {
+        tournament().settings
+    }
+
     #[tokio::test]
     async fn a_tournament_is_written_played_and_read_back_after_reopening() {
         let target = scratch("roundtrip");
@@ -572,6 +491,7 @@ pub(crate) mod tests {
         let id = store
             .create(
                 &tournament(),
+                &settings,
                 &players,
                 &new_matches(),
                 Some((1, "builtin:c")),
@@ -579,59 +499,57 @@ pub(crate) mod tests {
             .await
             .unwrap();
         assert_eq!(id, 1);
-        let first = store.claim_next(id).await.unwrap().unwrap();
-        assert_eq!((first.id, first.state), (1, MatchState::Running));
-        let rating = RatingRow {
-            player: "builtin:a".into(),
-            rating: 1016.0,
-            deviation: None,
-            games: 1,
-        };
+        let first = store.claim("w", 60_000, Scope::Tournament(id)).await;
+        let first = first.unwrap().unwrap().row;
+        assert_eq!(
+            (first.id, first.state, first.claim),
+            (1, MatchState::Running, 1)
+        );
+        assert_eq!(first.worker.as_deref(), Some("w"));
+        let handed = store.finish(id, &[(first.id, first.claim, result())]).await;
+        assert_eq!(handed.unwrap(), [Handed::Taken]);
         store
-            .finish(id, first.id, &result(), &[(1, vec![rating.clone()])])
+            .claim("w", 60_000, Scope::Tournament(id))
             .await
+            .unwrap()
             .unwrap();
-        store.claim_next(id).await.unwrap().unwrap();
         store.close().await;
 
         let store = TournamentStore::open(&target, Presence::MayCreate)
             .await
             .unwrap();
         let t = store.tournament(id).await.unwrap();
-        assert_eq!((t.format, t.seed, t.settings.clone()), {
+        assert_eq!((t.format, t.seed, t.settings.clone(), t.max_attempts), {
             let w = tournament();
-            (w.format, w.seed, w.settings)
+            (w.format, w.seed, w.settings, 3)
         });
         assert_eq!(store.players(id).await.unwrap(), players);
         assert_eq!(store.byes(id).await.unwrap(), vec![(1, "builtin:c".into())]);
-        assert_eq!(store.ratings(id).await.unwrap(), vec![(1, rating)]);
-        assert_eq!(store.requeue_running(id).await.unwrap(), 1);
+        assert_eq!(store.release("w").await.unwrap().len(), 1);
         let rows = store.matches(id).await.unwrap();
         assert_eq!(rows[0].state, MatchState::Done);
         assert_eq!(rows[0].result, Some(result()));
         assert_eq!((rows[1].state, rows[1].started), (MatchState::Queued, None));
+        assert_eq!(rows[1].attempts, 0, "a released match is not a failure");
         store.mark_finished(id).await.unwrap();
         assert!(store.tournament(id).await.unwrap().finished.is_some());
     }
 
     #[tokio::test]
-    async fn failures_requeue_a_match_until_its_last_attempt() {
-        let store = TournamentStore::open(&scratch("failures"), Presence::MayCreate)
+    async fn tournaments_are_numbered_by_the_store() {
+        let store = TournamentStore::open(&scratch("numbers"), Presence::MayCreate)
             .await
             .unwrap();
-        let id = store
-            .create(&tournament(), &[], &new_matches(), None)
-            .await
-            .unwrap();
-        store.claim_next(id).await.unwrap().unwrap();
-        assert!(!store.record_failure(id, 1, "disk full", 2).await.unwrap());
-        let again = store.claim_next(id).await.unwrap().unwrap();
-        assert_eq!((again.id, again.attempts), (1, 1));
-        assert!(store.record_failure(id, 1, "disk full", 2).await.unwrap());
-        let rows = store.matches(id).await.unwrap();
-        assert_eq!(rows[0].state, MatchState::Failed);
-        assert_eq!(rows[0].error.as_deref(), Some("disk full"));
-        assert!(rows[0].finished.is_some());
+        let numbered = |id: i64| serde_json::json!({ "replays": format!("t{id}") });
+        for expected in 1..=3 {
+            let id = store
+                .create(&tournament(), &numbered, &[], &[], None)
+                .await
+                .unwrap();
+            assert_eq!(id, expected);
+            let t = store.tournament(id).await.unwrap();
+            assert_eq!(t.settings["replays"], format!("t{expected}"));
+        }
     }
 
     #[tokio::test]

@@ -27,13 +27,31 @@ pub mod schedule;
 pub mod setup;
 pub mod standings;
 pub mod swiss;
+pub mod worker_name;
 
 use std::io;
 use std::path::PathBuf;
 
 pub use players::{Contestant, Status};
-pub use pool::{Arena, PlayFailure, PoolEvent, RunOptions, RunSummary};
+pub use pool::{Arena, Arenas, PlayFailure, PoolEvent, RunOptions, RunSummary, Until};
 pub use schedule::Format;
+pub use worker_name::WorkerName;
+
+/// Arbiter's folder for what a machine keeps between runs (fetched programs, replays of
+/// matches played for a database server): `$XDG_CACHE_HOME/arbiter`, else
+/// `$HOME/.cache/arbiter`, else `arbiter` in the temporary folder.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|home| PathBuf::from(home).join(".cache"))
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("arbiter")
+}
 
 /// What can go wrong setting up or running a tournament.
 #[derive(Debug, thiserror::Error)]

@@ -7,9 +7,9 @@ use crate::TournamentError;
 use crate::players::Contestant;
 use crate::schedule::{Format, Pairing, match_seed, round_rng, schedule};
 use crate::standings::BYE_POINTS;
+use crate::standings::{compute, rating_rows};
 use crate::swiss::{SwissRecord, pair_round};
-use arbiter_store::blocking::Store;
-use arbiter_store::{MatchRow, MatchState, NewMatch, Tournament};
+use arbiter_store::{Advance, MatchRow, MatchState, NewMatch, Round, Standing, Tournament};
 
 /// The players who play, in the order schedules index them (by id).
 pub fn playing(players: &[Contestant]) -> Vec<&Contestant> {
@@ -42,7 +42,7 @@ pub fn initial_matches(
                 playing.len()
             )));
         }
-        return Ok(swiss_round(t, &playing, &[], &[], 1));
+        return Ok(swiss_round(t, &playing, &[], &[], 1, 1));
     }
     let challenger = match challenger {
         Some(c) => Some(playing.iter().position(|p| p.id == c).ok_or_else(|| {
@@ -82,51 +82,61 @@ fn numbered(
         .collect()
 }
 
-/// Pairs the next Swiss round if the tournament is Swiss, the rounds so far are all over and
-/// rounds are left. Returns whether a round was added.
-pub fn next_swiss_round(
-    store: &Store,
+/// What a tournament needs now that results came in: the ratings of the rounds they completed,
+/// the next Swiss round once every round so far is over, and whether it is over. A function of
+/// what the store holds (the caller runs it under the store's lock), so whichever worker
+/// finishes a round's last match, the round is paired once and the same way.
+pub fn advance(t: &Tournament, players: &[Contestant], standing: &Standing) -> Advance {
+    let matches = &standing.matches;
+    let open = |m: &&MatchRow| matches!(m.state, MatchState::Queued | MatchState::Running);
+    let first_open = matches.iter().filter(open).map(|m| m.round).min();
+    let last = matches.iter().map(|m| m.round).max().unwrap_or(0);
+    let complete = first_open.map_or(last, |open| open - 1);
+    let ratings = (standing.rated + 1..=complete)
+        .map(|round| {
+            let matches: Vec<MatchRow> = matches
+                .iter()
+                .filter(|m| m.round <= round)
+                .cloned()
+                .collect();
+            let byes: Vec<(u32, String)> = standing
+                .byes
+                .iter()
+                .filter(|b| b.0 <= round)
+                .cloned()
+                .collect();
+            let table = compute(players, &matches, &byes, t.players_per_match);
+            (round, rating_rows(&table))
+        })
+        .collect();
+    if first_open.is_some() {
+        return Advance {
+            ratings,
+            ..Advance::default()
+        };
+    }
+    let paired = last.max(standing.byes.iter().map(|b| b.0).max().unwrap_or(0));
+    let round = (t.format == Format::Swiss && paired < t.rounds)
+        .then(|| next_swiss_round(t, players, matches, &standing.byes, paired + 1))
+        .filter(|(new, _)| !new.is_empty())
+        .map(|(matches, bye)| Round { matches, bye });
+    Advance {
+        ratings,
+        finished: round.is_none(),
+        round,
+    }
+}
+
+/// Swiss round `round`, numbered after the matches so far.
+fn next_swiss_round(
     t: &Tournament,
     players: &[Contestant],
     matches: &[MatchRow],
-) -> Result<Option<u32>, TournamentError> {
-    if t.format != Format::Swiss {
-        return Ok(None);
-    }
-    if matches
-        .iter()
-        .any(|m| matches!(m.state, MatchState::Queued | MatchState::Running))
-    {
-        return Ok(None);
-    }
-    let byes = store.byes(t.id)?;
-    let last = matches
-        .iter()
-        .map(|m| m.round)
-        .chain(byes.iter().map(|b| b.0))
-        .max()
-        .unwrap_or(0);
-    if last >= t.rounds {
-        return Ok(None);
-    }
-    let playing = playing(players);
-    let round = last + 1;
-    let (new, bye) = swiss_round(t, &playing, matches, &byes, round);
+    byes: &[(u32, String)],
+    round: u32,
+) -> (Vec<NewMatch>, Bye) {
     let first_id = matches.iter().map(|m| m.id).max().unwrap_or(0) + 1;
-    let new: Vec<NewMatch> = new
-        .into_iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let id = first_id + i as i64;
-            NewMatch {
-                id,
-                seed: match_seed(t.seed, id as u64),
-                ..m
-            }
-        })
-        .collect();
-    store.add_round(t.id, &new, bye.as_ref().map(|(r, p)| (*r, p.as_str())))?;
-    Ok(Some(round))
+    swiss_round(t, &playing(players), matches, byes, round, first_id)
 }
 
 /// How many matches a Swiss round has: every pair plays both seat orders.
@@ -140,6 +150,7 @@ fn swiss_round(
     matches: &[MatchRow],
     byes: &[(u32, String)],
     round: u32,
+    first_id: i64,
 ) -> (Vec<NewMatch>, Bye) {
     let index: HashMap<&str, usize> = playing
         .iter()
@@ -188,7 +199,6 @@ fn swiss_round(
             });
         }
     }
-    let first_id = 1;
     let out = out
         .into_iter()
         .enumerate()

@@ -1,24 +1,29 @@
-//! The worker pool: `jobs` matches at once, each on its own thread (the referee is
-//! synchronous), with one coordinator that claims matches from the store and commits every
-//! result before the worker that played it gets its next match.
+//! A worker: `jobs` matches at once, each on its own thread (the referee is synchronous), and
+//! one coordinator that claims matches from the store, holds their leases, hands in every
+//! result before the thread that played it gets its next match, and moves tournaments on.
+//! Any number of workers, on any number of machines, can share one store: each match is
+//! scored once (see `arbiter_store`'s queue).
 
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use arbiter_referee::{MatchReport, SeatSpec};
 
-use crate::plan::{next_swiss_round, playing, swiss_round_size};
+use crate::plan::{advance, playing, swiss_round_size};
 use crate::players::{self, Contestant};
 use crate::schedule::Format;
-use crate::standings::{compute, rating_rows};
+use crate::worker_name::WorkerName;
 use crate::{TournamentError, replays};
 use arbiter_store::blocking::Store;
-use arbiter_store::{MatchRow, MatchState, RatingRow, SeatFaults, StoredResult, Tournament};
+use arbiter_store::{
+    Expired, Handed, MatchRow, MatchState, Scope, SeatFaults, StoreError, StoredResult, Tournament,
+};
 
 /// What plays the matches of a tournament: the command line implements it for each game.
-pub trait Arena: Sync {
+pub trait Arena: Send + Sync {
     /// Players a match of the game has.
     fn players_per_match(&self) -> usize;
 
@@ -55,24 +60,59 @@ pub enum PlayFailure {
 pub struct RunOptions {
     /// Matches played at once, each on its own thread.
     pub jobs: usize,
-    /// Where the replays go; the file of match `id` is `m{id}.jsonl.gz` there.
-    pub replays: PathBuf,
-    /// How many times a match that fails because of Arbiter or the machine is tried.
-    pub max_attempts: u32,
+    /// Which tournaments it claims matches of.
+    pub scope: Scope,
+    /// When it stops.
+    pub until: Until,
+    /// How long a claim holds without being renewed; it is renewed every third of that.
+    pub lease: Duration,
+    /// This worker's name in the store.
+    pub worker: WorkerName,
+    /// Where replays go when a tournament's own replay folder cannot be made on this machine
+    /// (it is another machine's): `t{id}` under it.
+    pub local_replays: PathBuf,
+}
+
+/// When the pool stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Until {
+    /// When the tournament of its scope is finished: its own matches played, and those of
+    /// other workers played or, if their workers died, played again here.
+    Finished,
+    /// When no open tournament has a match queued or running.
+    Idle,
+    /// Never: it waits for new tournaments.
+    Stopped,
 }
 
 /// What the coordinator reports as it goes.
 #[derive(Debug)]
 pub enum PoolEvent<'a> {
-    /// Matches over (done or failed) and in all, at the start and after every match.
+    /// Matches over (done or failed) and in all of a tournament, at the start and after every
+    /// result.
     Progress {
+        /// The tournament.
+        tournament: i64,
         /// Matches over so far.
         done: usize,
-        /// Matches in the tournament.
+        /// Matches in the tournament (Swiss: with the rounds still to pair).
         total: usize,
     },
-    /// A match was played and its result committed.
-    Played(&'a MatchRow),
+    /// A match was played here and its result taken.
+    Played {
+        /// The tournament.
+        tournament: i64,
+        /// The match, with its result.
+        row: &'a MatchRow,
+    },
+    /// A match was played here but its result refused: the lease ran out (the store was out
+    /// of reach too long) and another worker claimed it.
+    Refused {
+        /// The tournament.
+        tournament: i64,
+        /// The match.
+        id: i64,
+    },
     /// A failure of Arbiter or the machine; the match is queued again unless it `failed`.
     Trouble {
         /// The match's id.
@@ -82,205 +122,315 @@ pub enum PoolEvent<'a> {
         /// Whether the match has used up its attempts and is marked failed.
         failed: bool,
     },
+    /// A match of a worker that is gone (its lease ran out, or it was a process of this
+    /// machine that no longer runs) went back to the queue, or failed after its last attempt.
+    Requeued(&'a Expired),
     /// A Swiss round was paired.
     Paired {
+        /// The tournament.
+        tournament: i64,
         /// The Swiss round, from 1.
         round: u32,
+    },
+    /// The store could not be reached; the call is tried again after `retry_in`.
+    StoreTrouble {
+        /// What the store said.
+        error: &'a StoreError,
+        /// When it is tried again.
+        retry_in: Duration,
     },
 }
 
 /// What a run of the pool did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunSummary {
-    /// Matches played and committed in this run.
+    /// Matches played here and taken.
     pub played: usize,
     /// Matches marked failed after their last attempt.
     pub failed: usize,
-    /// Matches left running by an earlier run that were put back in the queue at the start.
-    pub requeued: u64,
+    /// Matches played here whose result was refused (another worker holds them now).
+    pub refused: usize,
+    /// Matches of gone workers put back in the queue.
+    pub requeued: usize,
 }
+
+/// Gives the arena that plays the matches of a stored tournament.
+pub type Arenas<'a> = dyn Fn(&Tournament) -> Result<Arc<dyn Arena>, TournamentError> + 'a;
 
 struct Played {
     report: MatchReport,
     turns: Vec<u32>,
 }
 
+/// A match handed to a match thread.
 struct Job {
-    id: i64,
+    key: Key,
     seats: Vec<SeatSpec>,
     seed: u64,
     replay: PathBuf,
+    arena: Arc<dyn Arena>,
 }
 
-/// Plays every match of the tournament that is not over, until none is left.
+/// A claimed match: tournament, match, claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    tournament: i64,
+    id: i64,
+    claim: i64,
+}
+
+type Outcome = (usize, Key, Result<Played, PlayFailure>);
+
+/// Plays matches claimed from the store, `options.jobs` at once, until `options.until`.
 pub fn run(
     store: &Store,
-    t: &Tournament,
-    arena: &dyn Arena,
+    arenas: &Arenas<'_>,
     options: &RunOptions,
     on_event: &mut dyn FnMut(PoolEvent<'_>),
 ) -> Result<RunSummary, TournamentError> {
-    let players = store.players(t.id)?;
-    let specs: HashMap<String, SeatSpec> = playing(&players)
-        .into_iter()
-        .map(|p| Ok((p.id.clone(), players::seat_spec(p)?)))
-        .collect::<Result<_, TournamentError>>()?;
-    std::fs::create_dir_all(&options.replays).map_err(|source| TournamentError::Io {
-        what: format!("creating the replays folder {}", options.replays.display()),
-        source,
-    })?;
-    let mut summary = RunSummary {
-        requeued: store.requeue_running(t.id)?,
-        ..RunSummary::default()
-    };
+    let jobs = options.jobs.max(1);
     let mut coordinator = Coordinator {
         store,
-        t,
-        players: &players,
-        specs,
         options,
-        rows: store
-            .matches(t.id)?
-            .into_iter()
-            .map(|m| (m.id, m))
-            .collect(),
-        byes: store.byes(t.id)?,
+        arenas,
+        known: HashMap::new(),
+        running: HashMap::new(),
+        summary: RunSummary::default(),
+        on_event,
     };
-    let jobs = options.jobs.max(1);
     std::thread::scope(|scope| {
-        let (result_tx, result_rx) = mpsc::channel::<(usize, i64, Result<Played, PlayFailure>)>();
-        let mut workers = Vec::with_capacity(jobs);
+        let (result_tx, result_rx) = mpsc::channel::<Outcome>();
+        let mut threads = Vec::with_capacity(jobs);
         for w in 0..jobs {
-            let (job_tx, job_rx) = mpsc::channel::<Job>();
-            let result_tx = result_tx.clone();
-            workers.push(job_tx);
-            // Out of threads (ulimit -u, memory) is an error of the run, not a panic.
-            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
-                for job in job_rx {
-                    // A panic in a match is Arbiter's bug, not the bots' fault: retried.
-                    let outcome = catch_unwind(AssertUnwindSafe(|| {
-                        let report = arena.play(&job.seats, job.seed, &job.replay)?;
-                        // A replay that cannot be read back was not written: Arbiter's trouble.
-                        let turns = replays::turns(&job.replay, job.seats.len())
-                            .map_err(PlayFailure::Arbiter)?;
-                        Ok(Played { report, turns })
-                    }))
-                    .unwrap_or_else(|panic| {
-                        let message = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "unknown panic".into());
-                        Err(PlayFailure::Arbiter(format!(
-                            "the match panicked: {message}"
-                        )))
-                    });
-                    if result_tx.send((w, job.id, outcome)).is_err() {
-                        break;
-                    }
-                }
-            });
-            spawned.map_err(|source| TournamentError::Io {
-                what: format!("starting match thread {} of {jobs} (--jobs)", w + 1),
-                source,
-            })?;
+            threads.push(match_thread(scope, w, jobs, result_tx.clone())?);
         }
         drop(result_tx);
-        let mut idle: Vec<usize> = (0..jobs).rev().collect();
-        let mut busy = 0;
-        on_event(coordinator.progress());
-        loop {
-            while let Some(&w) = idle.last() {
-                let Some(job) = coordinator.claim()? else {
+        coordinator.coordinate(&threads, &result_rx)
+    })?;
+    Ok(coordinator.summary)
+}
+
+/// Starts match thread `w`, which plays the jobs it is sent and answers on `results`.
+fn match_thread<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    w: usize,
+    jobs: usize,
+    results: mpsc::Sender<Outcome>,
+) -> Result<mpsc::Sender<Job>, TournamentError> {
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    // Out of threads (ulimit -u, memory) is an error of the run, not a panic.
+    std::thread::Builder::new()
+        .spawn_scoped(scope, move || {
+            for job in job_rx {
+                let outcome = play(&job);
+                if results.send((w, job.key, outcome)).is_err() {
                     break;
-                };
-                idle.pop();
-                workers[w]
-                    .send(job)
-                    .expect("workers live while the coordinator does");
-                busy += 1;
-            }
-            if busy == 0 {
-                let matches: Vec<MatchRow> = coordinator.rows.values().cloned().collect();
-                match next_swiss_round(store, t, &players, &matches)? {
-                    Some(round) => {
-                        coordinator.rows = store
-                            .matches(t.id)?
-                            .into_iter()
-                            .map(|m| (m.id, m))
-                            .collect();
-                        coordinator.byes = store.byes(t.id)?;
-                        on_event(PoolEvent::Paired { round });
-                        on_event(coordinator.progress());
-                        continue;
-                    }
-                    None => break,
                 }
             }
-            // Every result that is in goes into one commit; each worker then gets its next
-            // match only after its result is committed.
-            let mut batch = vec![result_rx.recv().expect("a busy worker answers")];
-            batch.extend(result_rx.try_iter());
-            busy -= batch.len();
-            let workers_done: Vec<usize> = batch.iter().map(|(w, _, _)| *w).collect();
-            let outcomes = batch
-                .into_iter()
-                .map(|(_, id, outcome)| (id, outcome))
-                .collect();
-            coordinator.commit(outcomes, &mut summary, on_event)?;
-            on_event(coordinator.progress());
-            idle.extend(workers_done);
-        }
-        Ok::<(), TournamentError>(())
-    })?;
-    if coordinator
-        .rows
-        .values()
-        .all(|m| matches!(m.state, MatchState::Done | MatchState::Failed))
-    {
-        store.mark_finished(t.id)?;
-    }
-    Ok(summary)
+        })
+        .map_err(|source| TournamentError::Io {
+            what: format!("starting match thread {} of {jobs} (--jobs)", w + 1),
+            source,
+        })?;
+    Ok(job_tx)
+}
+
+/// Plays a job; a panic in a match is Arbiter's bug, not the bots' fault: it is retried.
+fn play(job: &Job) -> Result<Played, PlayFailure> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let report = job.arena.play(&job.seats, job.seed, &job.replay)?;
+        // A replay that cannot be read back was not written: Arbiter's trouble.
+        let turns = replays::turns(&job.replay, job.seats.len()).map_err(PlayFailure::Arbiter)?;
+        Ok(Played { report, turns })
+    }))
+    .unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(PlayFailure::Arbiter(format!(
+            "the match panicked: {message}"
+        )))
+    })
+}
+
+/// A tournament this worker has played a match of: what it needs to play more.
+struct Known {
+    t: Tournament,
+    arena: Arc<dyn Arena>,
+    players: Vec<Contestant>,
+    specs: HashMap<String, SeatSpec>,
+    replays: PathBuf,
 }
 
 struct Coordinator<'a> {
     store: &'a Store,
-    t: &'a Tournament,
-    players: &'a [Contestant],
-    specs: HashMap<String, SeatSpec>,
     options: &'a RunOptions,
-    rows: BTreeMap<i64, MatchRow>,
-    byes: Vec<(u32, String)>,
+    arenas: &'a Arenas<'a>,
+    known: HashMap<i64, Known>,
+    running: HashMap<Key, (MatchRow, PathBuf)>,
+    summary: RunSummary,
+    on_event: &'a mut dyn FnMut(PoolEvent<'_>),
 }
 
 impl Coordinator<'_> {
-    fn progress(&self) -> PoolEvent<'static> {
-        let over = |m: &&MatchRow| matches!(m.state, MatchState::Done | MatchState::Failed);
-        let done = self.rows.values().filter(over).count();
-        let mut total = self.rows.len();
-        if self.t.format == Format::Swiss {
-            let paired = self
-                .rows
-                .values()
-                .map(|m| m.round)
-                .chain(self.byes.iter().map(|b| b.0))
-                .max()
-                .unwrap_or(0);
-            let players = playing(self.players).len();
-            total += self.t.rounds.saturating_sub(paired) as usize * swiss_round_size(players);
+    /// The coordinator's loop: claims while a thread is idle, hands in results as they come,
+    /// renews its leases, moves tournaments on, and waits (backing off) when there is nothing
+    /// to claim.
+    fn coordinate(
+        &mut self,
+        threads: &[mpsc::Sender<Job>],
+        results: &mpsc::Receiver<Outcome>,
+    ) -> Result<(), TournamentError> {
+        let renew_every = self.options.lease / 3;
+        let mut idle: Vec<usize> = (0..threads.len()).rev().collect();
+        let mut pause = Pause::default();
+        let mut renewed = Instant::now();
+        self.recover()?;
+        if let Scope::Tournament(id) = self.options.scope {
+            self.progress(id)?;
         }
-        PoolEvent::Progress { done, total }
+        loop {
+            while let Some(&w) = idle.last() {
+                let Some(job) = self.claim()? else { break };
+                idle.pop();
+                threads[w]
+                    .send(job)
+                    .expect("match threads live while the coordinator does");
+                pause = Pause::default();
+            }
+            if self.running.is_empty() {
+                if self.advance_all()? || self.recover()? {
+                    continue;
+                }
+                if self.done()? {
+                    return Ok(());
+                }
+                std::thread::sleep(pause.next());
+                continue;
+            }
+            let wait = renew_every.saturating_sub(renewed.elapsed());
+            let wait = if idle.is_empty() {
+                wait
+            } else {
+                wait.min(pause.peek())
+            };
+            match results.recv_timeout(wait) {
+                Ok(first) => {
+                    let mut batch = vec![first];
+                    batch.extend(results.try_iter());
+                    idle.extend(batch.iter().map(|(w, _, _)| *w));
+                    self.commit(batch)?;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if !idle.is_empty() {
+                        self.recover()?;
+                        pause.next();
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    unreachable!("match threads live while the coordinator does")
+                }
+            }
+            if renewed.elapsed() >= renew_every {
+                self.call(|s| s.renew(self.options.worker.as_str(), lease_ms(self.options)))?;
+                renewed = Instant::now();
+            }
+        }
     }
 
+    /// A store call, tried again while the store is out of reach (a dropped connection, a
+    /// server restarting, SQLite busy), for as long as a lease lasts at most: past that, the
+    /// claims this worker holds are another's anyway.
+    fn call<T>(
+        &mut self,
+        mut f: impl FnMut(&Store) -> Result<T, StoreError>,
+    ) -> Result<T, TournamentError> {
+        let give_up = Instant::now() + self.options.lease.max(Duration::from_secs(60));
+        let mut pause = Pause::default();
+        loop {
+            match f(self.store) {
+                Ok(value) => return Ok(value),
+                Err(error) if error.is_transient() && Instant::now() < give_up => {
+                    let retry_in = pause.next();
+                    (self.on_event)(PoolEvent::StoreTrouble {
+                        error: &error,
+                        retry_in,
+                    });
+                    std::thread::sleep(retry_in);
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+}
+
+fn lease_ms(options: &RunOptions) -> i64 {
+    options.lease.as_millis().min(i64::MAX as u128) as i64
+}
+
+/// The wait between looks for work while there is none: from 20 ms, doubling up to a second.
+#[derive(Clone, Copy, Debug)]
+struct Pause(Duration);
+
+impl Default for Pause {
+    fn default() -> Self {
+        Pause(Duration::from_millis(20))
+    }
+}
+
+impl Pause {
+    fn peek(&self) -> Duration {
+        self.0
+    }
+
+    fn next(&mut self) -> Duration {
+        let now = self.0;
+        self.0 = (self.0 * 2).min(Duration::from_secs(1));
+        now
+    }
+}
+
+impl Coordinator<'_> {
+    /// Claims the next match of the scope and makes it a job, or says there is none now.
     fn claim(&mut self) -> Result<Option<Job>, TournamentError> {
-        let Some(row) = self.store.claim_next(self.t.id)? else {
+        let (worker, lease, scope) = (
+            self.options.worker.as_str(),
+            lease_ms(self.options),
+            self.options.scope,
+        );
+        let Some(claimed) = self.call(|s| s.claim(worker, lease, scope))? else {
             return Ok(None);
         };
+        let key = Key {
+            tournament: claimed.tournament,
+            id: claimed.row.id,
+            claim: claimed.row.claim,
+        };
+        match self.job(key, &claimed.row) {
+            Ok(job) => {
+                self.running.insert(key, (claimed.row, job.replay.clone()));
+                Ok(Some(job))
+            }
+            // A tournament this worker cannot play (its settings, a player): the match is
+            // Arbiter's trouble, tried by another worker or failed, and the next one is tried.
+            Err(error) => {
+                self.running.insert(key, (claimed.row, PathBuf::new()));
+                self.hand_in_failure(key, error.to_string())?;
+                self.claim()
+            }
+        }
+    }
+
+    fn job(&mut self, key: Key, row: &MatchRow) -> Result<Job, TournamentError> {
+        let known = self.known(key.tournament)?;
         let seats = row
             .seats
             .iter()
             .map(|id| {
-                self.specs
+                known
+                    .specs
                     .get(id)
                     .cloned()
                     .ok_or_else(|| TournamentError::Player {
@@ -289,114 +439,247 @@ impl Coordinator<'_> {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let job = Job {
-            id: row.id,
+        Ok(Job {
+            key,
             seats,
             seed: row.seed,
-            replay: self
-                .options
-                .replays
-                .join(format!("m{:05}.jsonl.gz", row.id)),
-        };
-        self.rows.insert(row.id, row);
-        Ok(Some(job))
+            replay: known.replays.join(replay_name(key.id, key.claim)),
+            arena: known.arena.clone(),
+        })
     }
 
-    fn commit(
-        &mut self,
-        outcomes: Vec<(i64, Result<Played, PlayFailure>)>,
-        summary: &mut RunSummary,
-        on_event: &mut dyn FnMut(PoolEvent<'_>),
-    ) -> Result<(), TournamentError> {
-        let complete_before = self.complete_rounds();
-        let mut results = Vec::new();
-        for (id, outcome) in outcomes {
-            let row = self.rows.get(&id).expect("a claimed match is known");
+    /// What playing tournament `id` takes, read once.
+    fn known(&mut self, id: i64) -> Result<&Known, TournamentError> {
+        if !self.known.contains_key(&id) {
+            let t = self.call(|s| s.tournament(id))?;
+            let players = self.call(|s| s.players(id))?;
+            let specs = playing(&players)
+                .into_iter()
+                .map(|p| Ok((p.id.clone(), players::seat_spec(p)?)))
+                .collect::<Result<_, TournamentError>>()?;
+            let replays = replays_folder(&t, &self.options.local_replays)?;
+            let arena = (self.arenas)(&t)?;
+            self.known.insert(
+                id,
+                Known {
+                    t,
+                    arena,
+                    players,
+                    specs,
+                    replays,
+                },
+            );
+        }
+        Ok(&self.known[&id])
+    }
+
+    /// Hands in the results that came in, one transaction per tournament, then moves their
+    /// tournaments on.
+    fn commit(&mut self, batch: Vec<Outcome>) -> Result<(), TournamentError> {
+        let mut results: BTreeMap<i64, Vec<(Key, StoredResult)>> = BTreeMap::new();
+        for (_, key, outcome) in batch {
+            let (row, replay) = &self.running[&key];
             let result = match outcome {
-                Ok(played) => {
-                    let replay = self.options.replays.join(format!("m{id:05}.jsonl.gz"));
-                    result_of(row, &played, &replay)
-                }
+                Ok(played) => result_of(row, &played, replay),
                 Err(PlayFailure::CannotStart { seat, reason }) => forfeit(row, seat, reason),
                 Err(PlayFailure::Arbiter(error)) => {
-                    self.trouble(id, error, summary, on_event)?;
+                    self.hand_in_failure(key, error)?;
                     continue;
                 }
             };
-            let row = self.rows.get_mut(&id).expect("known");
-            row.state = MatchState::Done;
-            row.result = Some(result.clone());
-            results.push((id, result));
+            results
+                .entry(key.tournament)
+                .or_default()
+                .push((key, result));
         }
-        let snapshots = self.snapshots(complete_before);
-        self.store.finish_many(self.t.id, &results, &snapshots)?;
-        summary.played += results.len();
-        for (id, _) in &results {
-            on_event(PoolEvent::Played(&self.rows[id]));
+        for (tournament, results) in results {
+            let rows: Vec<(i64, i64, StoredResult)> = results
+                .iter()
+                .map(|(key, result)| (key.id, key.claim, result.clone()))
+                .collect();
+            let handed = self.call(|s| s.finish(tournament, &rows))?;
+            for ((key, result), handed) in results.into_iter().zip(handed) {
+                self.handed_in(key, result, handed);
+            }
+            self.advance(tournament)?;
+            self.progress(tournament)?;
         }
         Ok(())
+    }
+
+    fn handed_in(&mut self, key: Key, result: StoredResult, handed: Handed) {
+        let (mut row, replay) = self.running.remove(&key).expect("a claimed match is known");
+        if handed == Handed::Refused {
+            self.summary.refused += 1;
+            (self.on_event)(PoolEvent::Refused {
+                tournament: key.tournament,
+                id: key.id,
+            });
+            return;
+        }
+        remove_earlier_replays(&replay, key);
+        row.state = MatchState::Done;
+        row.result = Some(result);
+        self.summary.played += 1;
+        (self.on_event)(PoolEvent::Played {
+            tournament: key.tournament,
+            row: &row,
+        });
     }
 
     /// A failure of Arbiter or the machine: the match is queued again, or failed for good.
-    fn trouble(
-        &mut self,
-        id: i64,
-        error: String,
-        summary: &mut RunSummary,
-        on_event: &mut dyn FnMut(PoolEvent<'_>),
-    ) -> Result<(), TournamentError> {
-        let failed = self
-            .store
-            .record_failure(self.t.id, id, &error, self.options.max_attempts)?;
-        let row = self.rows.get_mut(&id).expect("known");
-        row.attempts += 1;
-        row.error = Some(error.clone());
-        row.state = if failed {
-            summary.failed += 1;
-            MatchState::Failed
-        } else {
-            MatchState::Queued
-        };
-        on_event(PoolEvent::Trouble {
-            id,
+    fn hand_in_failure(&mut self, key: Key, error: String) -> Result<(), TournamentError> {
+        self.running.remove(&key);
+        let (handed, failed) =
+            self.call(|s| s.record_failure(key.tournament, key.id, key.claim, &error))?;
+        if handed == Handed::Refused {
+            self.summary.refused += 1;
+            (self.on_event)(PoolEvent::Refused {
+                tournament: key.tournament,
+                id: key.id,
+            });
+            return Ok(());
+        }
+        self.summary.failed += usize::from(failed);
+        (self.on_event)(PoolEvent::Trouble {
+            id: key.id,
             error: &error,
             failed,
         });
+        if failed {
+            self.advance(key.tournament)?;
+        }
         Ok(())
     }
 
-    /// The rounds over so far: every match of every round up to it is done or failed.
-    fn complete_rounds(&self) -> u32 {
-        let first_open = self
-            .rows
-            .values()
-            .filter(|m| !matches!(m.state, MatchState::Done | MatchState::Failed))
-            .map(|m| m.round)
-            .min();
-        let last = self.rows.values().map(|m| m.round).max().unwrap_or(0);
-        match first_open {
-            Some(open) => open - 1,
-            None => last,
+    /// Puts back the matches of gone workers: those of this machine's processes that no
+    /// longer run at once, the others when their leases run out. Returns whether any came
+    /// back to the queue.
+    fn recover(&mut self) -> Result<bool, TournamentError> {
+        let mut expired = self.call(Store::expire_leases)?;
+        for worker in self.call(Store::running_workers)? {
+            if WorkerName::is_gone(&worker) {
+                expired.extend(self.call(|s| s.release(&worker))?);
+            }
+        }
+        for e in &expired {
+            self.summary.requeued += 1;
+            (self.on_event)(PoolEvent::Requeued(e));
+        }
+        for tournament in expired.iter().filter(|e| e.failed).map(|e| e.tournament) {
+            self.advance(tournament)?;
+        }
+        Ok(expired.iter().any(|e| !e.failed))
+    }
+
+    /// Moves every tournament of the scope on; returns whether a round was paired.
+    fn advance_all(&mut self) -> Result<bool, TournamentError> {
+        let ids = match self.options.scope {
+            Scope::Tournament(id) => vec![id],
+            Scope::Open => self.call(Store::open_tournaments)?,
+        };
+        let mut paired = false;
+        for id in ids {
+            paired |= self.advance(id)?;
+        }
+        Ok(paired)
+    }
+
+    /// Stores the ratings of rounds just completed, pairs the next Swiss round, marks the
+    /// tournament finished — whatever is due. Returns whether a round was paired.
+    fn advance(&mut self, tournament: i64) -> Result<bool, TournamentError> {
+        let known = self.known(tournament)?;
+        let (t, players) = (known.t.clone(), known.players.clone());
+        let advanced =
+            self.call(|s| s.advance(tournament, |standing| advance(&t, &players, standing)))?;
+        let Some(round) = advanced
+            .and_then(|a| a.round)
+            .and_then(|r| r.matches.first().map(|m| m.round))
+        else {
+            return Ok(false);
+        };
+        (self.on_event)(PoolEvent::Paired { tournament, round });
+        self.progress(tournament)?;
+        Ok(true)
+    }
+
+    /// Whether the pool is done, with nothing of its own running.
+    fn done(&mut self) -> Result<bool, TournamentError> {
+        match (self.options.until, self.options.scope) {
+            (Until::Stopped, _) => Ok(false),
+            (Until::Finished, Scope::Tournament(id)) => {
+                Ok(self.call(|s| s.tournament(id))?.finished.is_some())
+            }
+            (Until::Finished | Until::Idle, _) => {
+                for id in self.call(Store::open_tournaments)? {
+                    let counts = self.call(|s| s.counts(id))?;
+                    if counts.queued + counts.running > 0 {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
         }
     }
 
-    /// The ratings of the rounds that the last result completed.
-    fn snapshots(&self, complete_before: u32) -> Vec<(u32, Vec<RatingRow>)> {
-        let complete = self.complete_rounds();
-        (complete_before + 1..=complete)
-            .map(|round| {
-                let matches: Vec<MatchRow> = self
-                    .rows
-                    .values()
-                    .filter(|m| m.round <= round)
-                    .cloned()
-                    .collect();
-                let byes: Vec<(u32, String)> =
-                    self.byes.iter().filter(|b| b.0 <= round).cloned().collect();
-                let table = compute(self.players, &matches, &byes, self.t.players_per_match);
-                (round, rating_rows(&table))
-            })
-            .collect()
+    fn progress(&mut self, tournament: i64) -> Result<(), TournamentError> {
+        let counts = self.call(|s| s.counts(tournament))?;
+        let known = self.known(tournament)?;
+        let mut total = counts.total();
+        if known.t.format == Format::Swiss {
+            let rows = self.call(|s| s.matches(tournament))?;
+            let byes = self.call(|s| s.byes(tournament))?;
+            let known = &self.known[&tournament];
+            let paired = rows
+                .iter()
+                .map(|m| m.round)
+                .chain(byes.iter().map(|b| b.0))
+                .max()
+                .unwrap_or(0);
+            let players = playing(&known.players).len();
+            total += known.t.rounds.saturating_sub(paired) as usize * swiss_round_size(players);
+        }
+        (self.on_event)(PoolEvent::Progress {
+            tournament,
+            done: counts.over(),
+            total,
+        });
+        Ok(())
+    }
+}
+
+/// The replay folder of tournament `t`: the one it was created with, or, when that cannot be
+/// made here (another machine's folder), `t{id}` under `local`.
+fn replays_folder(t: &Tournament, local: &Path) -> Result<PathBuf, TournamentError> {
+    let stored = crate::setup::StoredSettings::<serde::de::IgnoredAny>::of(t)?;
+    if std::fs::create_dir_all(&stored.replays).is_ok() {
+        return Ok(stored.replays);
+    }
+    let dir = local.join(format!("t{}", t.id));
+    std::fs::create_dir_all(&dir).map_err(|source| TournamentError::Io {
+        what: format!("creating the replays folder {}", dir.display()),
+        source,
+    })?;
+    Ok(dir)
+}
+
+/// Once a match's result is taken, the replays that earlier claims of it left in the same
+/// folder (a worker that died in the middle) are removed: the match has one replay.
+fn remove_earlier_replays(replay: &Path, key: Key) {
+    let Some(dir) = replay.parent() else { return };
+    for claim in 1..key.claim {
+        // Absent is the usual case: the earlier worker was on another machine.
+        let _ = std::fs::remove_file(dir.join(replay_name(key.id, claim)));
+    }
+}
+
+/// The replay file of claim `claim` of match `id`. A match claimed again (its first worker
+/// died) writes a file of its own: the first worker may still be writing, if it only lost its
+/// lease.
+fn replay_name(id: i64, claim: i64) -> String {
+    match claim {
+        ..=1 => format!("m{id:05}.jsonl.gz"),
+        claim => format!("m{id:05}-{claim}.jsonl.gz"),
     }
 }
 
@@ -543,6 +826,7 @@ mod tests {
             settings: serde_json::json!({}),
             created: now_ms(),
             finished: None,
+            max_attempts: 3,
         };
         let pairs = [("runner", "blocker"), ("blocker", "runner")];
         let matches: Vec<NewMatch> = (1..=4)
@@ -558,7 +842,10 @@ mod tests {
                 seed: match_seed(seed, id as u64),
             })
             .collect();
-        store.create(&t, &players, &matches, None).unwrap();
+        let settings = serde_json::json!({"flags": {}, "replays": dir.join("replays")});
+        store
+            .create(&t, &|_| settings.clone(), &players, &matches, None)
+            .unwrap();
         let machine = || PlayFailure::Arbiter("disk full".into());
         let failures = HashMap::from([
             (match_seed(seed, 2), vec![machine(), machine(), machine()]),
@@ -576,11 +863,15 @@ mod tests {
         };
         let options = RunOptions {
             jobs: 2,
-            replays: dir.join("replays"),
-            max_attempts: 3,
+            scope: Scope::Tournament(1),
+            until: Until::Finished,
+            lease: Duration::from_secs(30),
+            worker: WorkerName::of_this_process(),
+            local_replays: dir.join("local"),
         };
         let mut troubles = 0;
-        let summary = run(&store, &t, &arena, &options, &mut |e| {
+        let arena: Arc<dyn Arena> = Arc::new(arena);
+        let summary = run(&store, &|_| Ok(arena.clone()), &options, &mut |e| {
             if let PoolEvent::Trouble { .. } = e {
                 troubles += 1;
             }

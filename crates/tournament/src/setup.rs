@@ -12,7 +12,7 @@ use crate::arena::GameArena;
 use crate::compliance;
 use crate::plan::initial_matches;
 use crate::players::{self, Contestant, Status};
-use crate::pool::{Arena, RunOptions};
+use crate::pool::Arena;
 use crate::schedule::Format;
 use arbiter_store::blocking::Store;
 use arbiter_store::{Tournament, now_ms};
@@ -90,16 +90,6 @@ impl<S: serde::de::DeserializeOwned> StoredSettings<S> {
     }
 }
 
-/// How the pool runs the matches of a stored tournament, `jobs` at a time.
-pub fn run_options(t: &Tournament, jobs: usize) -> Result<RunOptions, TournamentError> {
-    let stored = StoredSettings::<serde::de::IgnoredAny>::of(t)?;
-    Ok(RunOptions {
-        jobs,
-        replays: stored.replays,
-        max_attempts: stored.attempts,
-    })
-}
-
 /// The arena of a stored tournament of game `G`, as it was created.
 pub fn stored_arena<G: CatalogGame>(t: &Tournament) -> Result<GameArena<G>, TournamentError> {
     let stored = StoredSettings::<G::Settings>::of(t)?;
@@ -151,9 +141,12 @@ pub fn create<G: CatalogGame>(
     }
     let format = choose_format(new.format, per_match)?;
     let challenger = find_challenger(&players, new.challenger.as_deref(), format)?;
-    let id = store.latest()?.unwrap_or(0) + 1;
-    let replays = replays_dir(new.replays.as_deref(), store, db, id)?;
-    check(&arena, &mut players, &new, &replays, on_note);
+    // The compliance check writes its replays before the store numbers the tournament: in a
+    // folder of this process, named for the tournament once it has its number.
+    let base = replays_base(new.replays.as_deref(), store, db)?;
+    let checks = base.join(format!(".checking-{}", std::process::id()));
+    create_folder(&checks)?;
+    check(&arena, &mut players, &new, &checks, on_note);
     if let Some(c) = &challenger
         && !players.iter().any(|p| &p.id == c && p.status.plays())
     {
@@ -172,29 +165,38 @@ pub fn create<G: CatalogGame>(
     let stored = StoredSettings {
         flags: new.settings,
         time: new.time,
-        replays,
+        replays: PathBuf::new(),
         challenger: challenger.clone(),
         keep_failing: new.keep_failing,
         attempts: new.attempts,
         sandbox: new.sandbox,
     };
     let mut t = Tournament {
-        id,
+        id: 0,
         game: G::NAME.to_owned(),
         format,
         seed: new.seed,
         rounds,
         players_per_match: per_match,
-        settings: serde_json::to_value(&stored)
-            .map_err(|e| setup(format!("storing the settings: {e}")))?,
+        settings: serde_json::Value::Null,
         created: now_ms(),
         finished: None,
+        max_attempts: new.attempts,
     };
     let (matches, bye) = initial_matches(&t, &players, challenger.as_deref())?;
     let bye = bye
         .as_ref()
         .map(|(round, player)| (*round, player.as_str()));
-    t.id = store.create(&t, &players, &matches, bye)?;
+    let settings_of = |id: i64| {
+        let stored = StoredSettings {
+            replays: base.join(format!("t{id}")),
+            ..stored.clone()
+        };
+        serde_json::to_value(&stored).expect("settings are plain values")
+    };
+    t.id = store.create(&t, &settings_of, &players, &matches, bye)?;
+    t.settings = settings_of(t.id);
+    move_checks(&checks, &base.join(format!("t{}", t.id)))?;
     Ok(Created {
         tournament: t,
         arena,
@@ -265,15 +267,11 @@ fn find_challenger(
     }
 }
 
-/// The replays of tournament `id`: under `given`, or in DB-replays/ next to a SQLite file.
-fn replays_dir(
-    given: Option<&Path>,
-    store: &Store,
-    db: &str,
-    id: i64,
-) -> Result<PathBuf, TournamentError> {
-    let io = |what: String| move |source| TournamentError::Io { what, source };
-    let base = match (given, store.file()) {
+/// The folder the replays of a new tournament go under (in `t{id}`): `given`, DB-replays/
+/// next to a SQLite file, or for a database server this machine's cache (workers store their
+/// replays in the database too).
+fn replays_base(given: Option<&Path>, store: &Store, db: &str) -> Result<PathBuf, TournamentError> {
+    Ok(match (given, store.file()) {
         (Some(dir), _) => std::path::absolute(dir).map_err(io(format!("{}", dir.display())))?,
         (None, Some(file)) => {
             let stem = file
@@ -282,15 +280,48 @@ fn replays_dir(
                 .unwrap_or_else(|| "tournament".into());
             file.with_file_name(format!("{stem}-replays"))
         }
-        (None, None) => {
-            return Err(setup(format!(
-                "--db {db} is not a file: say where replays go with --replays DIR"
-            )));
-        }
-    };
-    let dir = base.join(format!("t{id}"));
-    std::fs::create_dir_all(&dir).map_err(io(format!("creating {}", dir.display())))?;
-    Ok(dir)
+        (None, None) => crate::cache_dir().join("replays").join(file_safe(db)),
+    })
+}
+
+/// A database URL as a folder name: its host, port and database, without the password.
+fn file_safe(db: &str) -> String {
+    let place = db.rsplit('@').next().unwrap_or(db);
+    let place = place.split('?').next().unwrap_or(place);
+    place
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn create_folder(dir: &Path) -> Result<(), TournamentError> {
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))
+}
+
+/// Moves the compliance check's replays into the tournament's folder.
+fn move_checks(checks: &Path, replays: &Path) -> Result<(), TournamentError> {
+    if std::fs::rename(checks, replays).is_ok() {
+        return Ok(());
+    }
+    // The folder is there already (left by a store that was deleted): the files move one by
+    // one, replacing old ones.
+    create_folder(replays)?;
+    let entries = std::fs::read_dir(checks).map_err(io(format!("reading {}", checks.display())))?;
+    for entry in entries.flatten() {
+        let to = replays.join(entry.file_name());
+        std::fs::rename(entry.path(), &to).map_err(io(format!("moving to {}", to.display())))?;
+    }
+    std::fs::remove_dir(checks).map_err(io(format!("removing {}", checks.display())))
+}
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> TournamentError {
+    move |source| TournamentError::Io { what, source }
 }
 
 /// The players of a folder and those added with `--add`, each id once.
@@ -377,6 +408,7 @@ mod tests {
             settings: serde_json::from_str(OLD).unwrap(),
             created: 0,
             finished: None,
+            max_attempts: 2,
         }
     }
 
@@ -395,9 +427,9 @@ mod tests {
         let domino = domino.unwrap().flags;
         assert_eq!(domino.board_seed, Some(12));
         assert_eq!(domino.start_token.as_deref(), Some("start"));
-        let options = run_options(&old("domino"), 2).unwrap();
-        assert_eq!(options.replays, Path::new("/tmp/t-replays/t1"));
-        assert_eq!(options.max_attempts, 2);
+        let stored = StoredSettings::<serde::de::IgnoredAny>::of(&old("domino")).unwrap();
+        assert_eq!(stored.replays, Path::new("/tmp/t-replays/t1"));
+        assert_eq!(stored.attempts, 2);
     }
 
     #[test]

@@ -528,6 +528,8 @@ mod tests {
                 turns: vec![5; seats.len()],
             }),
             error: None,
+            claim: 1,
+            worker: None,
             started: None,
             finished: None,
         }

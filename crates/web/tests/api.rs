@@ -8,8 +8,8 @@ use arbiter_replay::{
 };
 use arbiter_store::blocking::Store;
 use arbiter_store::{
-    Contestant, Format, NewMatch, RatingRow, SeatFaults, Status, StoredResult, Tournament,
-    TournamentStore,
+    Contestant, Format, Handed, NewMatch, RatingRow, Scope, SeatFaults, Status, StoredResult,
+    Tournament, TournamentStore,
 };
 use arbiter_web::{AppState, ReplaySource, app};
 use axum::body::Body;
@@ -518,6 +518,7 @@ fn tournament_state(name: &str) -> (PathBuf, tokio::runtime::Runtime, AppState) 
         settings: json!({"replays": replays}),
         created: 1_700_000_000_000,
         finished: None,
+        max_attempts: 3,
     };
     let players = [
         contestant("mybot"),
@@ -538,51 +539,62 @@ fn tournament_state(name: &str) -> (PathBuf, tokio::runtime::Runtime, AppState) 
         seed: i as u64,
     })
     .collect();
-    let id = store.create(&t, &players, &matches, None).unwrap();
+    let settings = t.settings.clone();
+    let id = store
+        .create(&t, &|_| settings.clone(), &players, &matches, None)
+        .unwrap();
     assert_eq!(id, 1);
-    let first = store.claim_next(id).unwrap().unwrap();
+    let first = store
+        .claim("w", 60_000, Scope::Tournament(id))
+        .unwrap()
+        .unwrap()
+        .row;
+    let result = StoredResult {
+        scores: vec![0.0, 1.0],
+        placement: vec![2, 1],
+        reason: "goal".into(),
+        faults: vec![SeatFaults {
+            seat: 0,
+            player: "mybot".into(),
+            errors: 1,
+            timeouts: 0,
+            crashed: true,
+            killed_for: None,
+            note: None,
+        }],
+        replay: Some(replays.join("m00001.jsonl.gz").to_string_lossy().into()),
+        ticks: 3,
+        time_ms: vec![4.5, 1.0],
+        turns: vec![2, 1],
+    };
+    let taken = store
+        .finish(id, &[(first.id, first.claim, result)])
+        .unwrap();
+    assert_eq!(taken, [Handed::Taken]);
     store
-        .finish(
+        .save_ratings(
             id,
-            first.id,
-            &StoredResult {
-                scores: vec![0.0, 1.0],
-                placement: vec![2, 1],
-                reason: "goal".into(),
-                faults: vec![SeatFaults {
-                    seat: 0,
+            1,
+            &[
+                RatingRow {
+                    player: "builtin:runner".into(),
+                    rating: 1100.0,
+                    deviation: Some(150.0),
+                    games: 1,
+                },
+                RatingRow {
                     player: "mybot".into(),
-                    errors: 1,
-                    timeouts: 0,
-                    crashed: true,
-                    killed_for: None,
-                    note: None,
-                }],
-                replay: Some(replays.join("m00001.jsonl.gz").to_string_lossy().into()),
-                ticks: 3,
-                time_ms: vec![4.5, 1.0],
-                turns: vec![2, 1],
-            },
-            &[(
-                1,
-                vec![
-                    RatingRow {
-                        player: "builtin:runner".into(),
-                        rating: 1100.0,
-                        deviation: Some(150.0),
-                        games: 1,
-                    },
-                    RatingRow {
-                        player: "mybot".into(),
-                        rating: 900.0,
-                        deviation: Some(150.0),
-                        games: 1,
-                    },
-                ],
-            )],
+                    rating: 900.0,
+                    deviation: Some(150.0),
+                    games: 1,
+                },
+            ],
         )
         .unwrap();
-    store.claim_next(id).unwrap().unwrap();
+    store
+        .claim("w", 60_000, Scope::Tournament(id))
+        .unwrap()
+        .unwrap();
     store.close();
     let runtime = runtime();
     let store = runtime
