@@ -28,13 +28,20 @@ pub struct WorkerArgs {
     /// waiting for new ones.
     #[arg(long)]
     until_idle: bool,
+    /// This worker's name in the store, unique among its workers (default HOST:PID@START,
+    /// which also lets another worker of this machine see at once that this one is gone).
+    #[arg(long)]
+    name: Option<String>,
     #[command(flatten)]
     lease: LeaseArg,
 }
 
 pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
     let store = crate::tournament::open_existing(&args.db)?;
-    let worker = WorkerName::of_this_process();
+    let worker = match &args.name {
+        Some(name) => WorkerName::named(name),
+        None => WorkerName::of_this_process(),
+    };
     let options = RunOptions {
         jobs: args.jobs.unwrap_or_else(default_jobs),
         scope: Scope::Open,

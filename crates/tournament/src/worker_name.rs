@@ -17,6 +17,12 @@ impl WorkerName {
         WorkerName(format!("{}:{pid}@{}", host(), start_of(pid).unwrap_or(0)))
     }
 
+    /// A name given by the operator. It must be unique among the workers of a store; this
+    /// machine never takes it for a gone process of its own, so only its leases tell.
+    pub fn named(name: &str) -> WorkerName {
+        WorkerName(name.to_owned())
+    }
+
     /// The name as stored.
     pub fn as_str(&self) -> &str {
         &self.0
