@@ -15,7 +15,7 @@ use crate::{StoreError, now_ms};
 
 /// Tournaments in the database, async. Synchronous callers use [`crate::blocking::Store`].
 pub struct TournamentStore {
-    pool: AnyPool,
+    pub(crate) pool: AnyPool,
     /// The database file, for SQLite; replays go next to it.
     file: Option<PathBuf>,
     /// Whether the connection's commits are synced to disk (SQLite), as set last.
@@ -85,7 +85,7 @@ impl TournamentStore {
         for p in players {
             sqlx::query(
                 "INSERT INTO players (tournament_id, id, alias, full_name, command, folder, \
-                 status, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                 status, reason, program) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(id)
             .bind(&p.id)
@@ -95,6 +95,7 @@ impl TournamentStore {
             .bind(p.folder.as_ref().map(|f| f.to_string_lossy().into_owned()))
             .bind(p.status.as_str())
             .bind(p.reason.clone())
+            .bind(p.program.clone())
             .execute(&mut *tx)
             .await?;
         }
@@ -159,7 +160,7 @@ impl TournamentStore {
     /// A tournament's contestants, by id.
     pub async fn players(&self, tournament: i64) -> Result<Vec<Contestant>, StoreError> {
         let rows = sqlx::query(
-            "SELECT id, alias, full_name, command, folder, status, reason FROM players \
+            "SELECT id, alias, full_name, command, folder, status, reason, program FROM players \
              WHERE tournament_id = $1 ORDER BY id",
         )
         .bind(tournament)
@@ -473,6 +474,7 @@ fn contestant(row: &AnyRow) -> Result<Contestant, StoreError> {
         status: Status::parse(&status)
             .ok_or_else(|| StoreError::Corrupt(format!("status {status:?}")))?,
         reason: row.try_get("reason")?,
+        program: row.try_get("program")?,
     })
 }
 
