@@ -85,6 +85,11 @@ pub struct RunArgs {
     /// How many times a match that fails because of Arbiter or the machine is tried.
     #[arg(long, default_value_t = 3)]
     attempts: u32,
+    /// The largest player folder stored for the workers, in MiB once compressed, 1 to 512; a
+    /// larger one does not play.
+    #[arg(long, value_name = "MB", default_value_t = arbiter_tournament::programs::DEFAULT_MAX_MB,
+          value_parser = crate::cli::max_program_mb())]
+    max_program_mb: u64,
     #[command(flatten)]
     time: TimeLimits,
     #[command(flatten)]
@@ -199,6 +204,7 @@ impl Visit for RunNew {
             settings: G::Settings::from_arg_matches(&matches)?,
             time: args.time,
             sandbox: args.sandbox.policy(),
+            max_program_mb: args.max_program_mb,
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;
@@ -242,6 +248,19 @@ fn print_note(note: Note<'_>) {
                     .to_string()
             ),
             shown(p.reason.as_deref().unwrap_or("not a player folder"))
+        ),
+        Note::OutsideLinks { player, links } => errln!(
+            "{} ({}): {} link(s) point outside the player folder, first {}: stored as written, \
+             they work on a machine only where their target exists",
+            shown(&player.id),
+            shown(&player.alias),
+            links.len(),
+            shown(
+                &links
+                    .first()
+                    .map(|l| l.display().to_string())
+                    .unwrap_or_default()
+            )
         ),
         Note::Checking(n) => errln!("checking {n} player program(s) on a first turn..."),
         Note::Failed(p) => {

@@ -7,6 +7,7 @@
 //! - the store (crate `arbiter-store`): tournaments, players, matches and ratings in SQLite or
 //!   PostgreSQL.
 //! - [`pool`]: plays the queued matches `jobs` at a time and commits each result.
+//! - [`programs`]: player folders stored in the store by hash, run from a local cache.
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
 //!
@@ -21,6 +22,7 @@ pub mod matching;
 pub mod plan;
 pub mod players;
 pub mod pool;
+pub mod programs;
 pub mod ratings;
 pub mod replays;
 pub mod schedule;
