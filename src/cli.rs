@@ -113,6 +113,15 @@ pub fn jobs() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::new().range(1..=MAX_JOBS)
 }
 
+/// The largest player folder a tournament stores (`--max-program-mb`, MiB once compressed): the
+/// store holds each as one value, and both SQLite's and PostgreSQL's values stop short of 1 GB.
+pub const MAX_PROGRAM_MB: u64 = 512;
+
+/// `--max-program-mb`: 1 to [`MAX_PROGRAM_MB`].
+pub fn max_program_mb() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::builder::RangedU64ValueParser::new().range(1..=MAX_PROGRAM_MB)
+}
+
 /// The most rounds of a tournament (`--rounds`); the tournament crate also caps the matches.
 pub const MAX_ROUNDS: i64 = 10_000;
 

@@ -94,6 +94,11 @@ pub struct RunArgs {
     no_work: bool,
     #[command(flatten)]
     lease: LeaseArg,
+    /// The largest player folder stored for the workers, in MiB once compressed, 1 to 512; a
+    /// larger one does not play.
+    #[arg(long, value_name = "MB", default_value_t = arbiter_tournament::programs::DEFAULT_MAX_MB,
+          value_parser = crate::cli::max_program_mb())]
+    max_program_mb: u64,
     #[command(flatten)]
     time: TimeLimits,
     #[command(flatten)]
@@ -228,6 +233,7 @@ impl Visit for RunNew {
             settings: G::Settings::from_arg_matches(&matches)?,
             time: args.time,
             sandbox: args.sandbox.policy(),
+            max_program_mb: args.max_program_mb,
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;
@@ -271,6 +277,19 @@ fn print_note(note: Note<'_>) {
             ),
             shown(p.reason.as_deref().unwrap_or("not a player folder"))
         ),
+        Note::OutsideLinks { player, links } => errln!(
+            "{} ({}): {} link(s) point outside the player folder, first {}: stored as written, \
+             they work on a machine only where their target exists",
+            shown(&player.id),
+            shown(&player.alias),
+            links.len(),
+            shown(
+                &links
+                    .first()
+                    .map(|l| l.display().to_string())
+                    .unwrap_or_default()
+            )
+        ),
         Note::Checking(n) => errln!("checking {n} player program(s) on a first turn..."),
         Note::Failed(p) => {
             let what = if p.status == players::Status::Kept {
@@ -297,16 +316,13 @@ fn play_out(
     jobs: usize,
     lease: LeaseArg,
 ) -> Result<()> {
-    let options = RunOptions {
+    let options = RunOptions::new(
         jobs,
-        scope: Scope::Tournament(t.id),
-        until: Until::Finished,
-        lease: lease.duration(),
-        worker: WorkerName::of_this_process(),
-        local_replays: arbiter_tournament::cache_dir()
-            .join("replays")
-            .join("local"),
-    };
+        Scope::Tournament(t.id),
+        Until::Finished,
+        lease.duration(),
+        WorkerName::of_this_process(),
+    );
     let bar = progress_bar();
     let started = std::time::Instant::now();
     let mut first_done = None;

@@ -42,20 +42,19 @@ pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
         Some(name) => WorkerName::named(name),
         None => WorkerName::of_this_process(),
     };
-    let options = RunOptions {
-        jobs: args.jobs.unwrap_or_else(default_jobs),
-        scope: Scope::Open,
-        until: if args.until_idle {
-            Until::Idle
-        } else {
-            Until::Stopped
-        },
-        lease: args.lease.duration(),
-        worker: worker.clone(),
-        local_replays: arbiter_tournament::cache_dir()
-            .join("replays")
-            .join("local"),
+    let until = if args.until_idle {
+        Until::Idle
+    } else {
+        Until::Stopped
     };
+    let jobs = args.jobs.unwrap_or_else(default_jobs);
+    let options = RunOptions::new(
+        jobs,
+        Scope::Open,
+        until,
+        args.lease.duration(),
+        worker.clone(),
+    );
     errln!(
         "worker {worker} on {}: {} match(es) at once",
         shown(&args.db),

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::rows::{Contestant, MatchRow, NewMatch, RatingRow, StoredResult, Tournament};
 use crate::{
     Advance, Backend, Claimed, Counts, Expired, Handed, Presence, Scope, Standing, StoreError,
-    TournamentStore,
+    StoredProgram, TournamentStore,
 };
 
 /// [`TournamentStore`], blocking: the same methods, each waiting for its answer.
@@ -168,6 +168,16 @@ impl Store {
     /// See [`TournamentStore::mark_finished`].
     pub fn mark_finished(&self, tournament: i64) -> Result<(), StoreError> {
         self.runtime.block_on(self.inner.mark_finished(tournament))
+    }
+
+    /// See [`TournamentStore::save_program`].
+    pub fn save_program(&self, program: &StoredProgram) -> Result<(), StoreError> {
+        self.runtime.block_on(self.inner.save_program(program))
+    }
+
+    /// See [`TournamentStore::program`].
+    pub fn program(&self, hash: &str) -> Result<Option<StoredProgram>, StoreError> {
+        self.runtime.block_on(self.inner.program(hash))
     }
 
     /// Closes the connection, waiting for it to finish.

@@ -6,11 +6,15 @@
 //! server. Both open the database the same way (pragmas, migrations). Callers that are not
 //! async — the tournament runner and its worker pool — use [`blocking::Store`], which runs
 //! [`TournamentStore`] on a small runtime of its own.
+//!
+//! Player programs are stored too, as archives named by their hash ([`StoredProgram`]), so that
+//! workers on other machines run what the tournament plays.
 #![warn(missing_docs)]
 
 pub mod blocking;
 mod database;
 mod game_server;
+mod programs;
 mod queue;
 mod rows;
 mod tournaments;
@@ -20,6 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use database::Presence;
 pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
+pub use programs::StoredProgram;
 pub use queue::{Advance, Claimed, Counts, Expired, Handed, Round, Scope, Standing, WORK_CHANNEL};
 pub use rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,

@@ -90,6 +90,10 @@ pub struct Contestant {
     pub status: Status,
     /// Why the contestant is not `ok`.
     pub reason: Option<String>,
+    /// The hash of its program in the store (a process player of a store written since
+    /// programs are stored); `None` for a robot, or a player run from its folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
 }
 
 impl Contestant {
@@ -103,6 +107,7 @@ impl Contestant {
             folder: None,
             status: Status::Ok,
             reason: None,
+            program: None,
         }
     }
 

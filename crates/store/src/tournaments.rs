@@ -114,7 +114,7 @@ impl TournamentStore {
         for p in players {
             sqlx::query(
                 "INSERT INTO players (tournament_id, id, alias, full_name, command, folder, \
-                 status, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                 status, reason, program) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(id)
             .bind(&p.id)
@@ -124,6 +124,7 @@ impl TournamentStore {
             .bind(p.folder.as_ref().map(|f| f.to_string_lossy().into_owned()))
             .bind(p.status.as_str())
             .bind(p.reason.clone())
+            .bind(p.program.clone())
             .execute(&mut *tx)
             .await?;
         }
@@ -186,7 +187,7 @@ impl TournamentStore {
     /// A tournament's contestants, by id.
     pub async fn players(&self, tournament: i64) -> Result<Vec<Contestant>, StoreError> {
         let rows = sqlx::query(
-            "SELECT id, alias, full_name, command, folder, status, reason FROM players \
+            "SELECT id, alias, full_name, command, folder, status, reason, program FROM players \
              WHERE tournament_id = $1 ORDER BY id",
         )
         .bind(tournament)
@@ -383,6 +384,7 @@ fn contestant(row: &AnyRow) -> Result<Contestant, StoreError> {
         status: Status::parse(&status)
             .ok_or_else(|| StoreError::Corrupt(format!("status {status:?}")))?,
         reason: row.try_get("reason")?,
+        program: row.try_get("program")?,
     })
 }
 

@@ -7,6 +7,7 @@
 //! - the store (crate `arbiter-store`): tournaments, players, matches and ratings in SQLite or
 //!   PostgreSQL.
 //! - [`pool`]: plays the queued matches `jobs` at a time and commits each result.
+//! - [`programs`]: player folders stored in the store by hash, run from a local cache.
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
 //!
@@ -21,6 +22,7 @@ pub mod matching;
 pub mod plan;
 pub mod players;
 pub mod pool;
+pub mod programs;
 pub mod ratings;
 pub mod replays;
 pub mod schedule;
@@ -37,21 +39,7 @@ pub use pool::{Arena, Arenas, PlayFailure, PoolEvent, RunOptions, RunSummary, Un
 pub use schedule::Format;
 pub use worker_name::WorkerName;
 
-/// Arbiter's folder for what a machine keeps between runs (fetched programs, replays of
-/// matches played for a database server): `$XDG_CACHE_HOME/arbiter`, else
-/// `$HOME/.cache/arbiter`, else `arbiter` in the temporary folder.
-pub fn cache_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|home| PathBuf::from(home).join(".cache"))
-        })
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("arbiter")
-}
+pub use arbiter_programs::cache::arbiter_dir as cache_dir;
 
 /// What can go wrong setting up or running a tournament.
 #[derive(Debug, thiserror::Error)]

@@ -69,6 +69,7 @@ fn player_of(folder: FolderPlayer) -> Contestant {
             folder: Some(dir),
             status: Status::Ok,
             reason: None,
+            program: None,
         },
         other => Contestant {
             alias: id.clone(),
@@ -80,6 +81,7 @@ fn player_of(folder: FolderPlayer) -> Contestant {
                 Ok(spec) => format!("not a player folder: {spec:?}"),
                 Err(error) => error.to_string(),
             }),
+            program: None,
             id,
         },
     }

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use arbiter_referee::{MatchReport, SeatSpec};
 
 use crate::plan::{advance, playing, swiss_round_size};
-use crate::players::{self, Contestant};
+use crate::players::Contestant;
+use crate::programs;
 use crate::schedule::Format;
 use crate::worker_name::WorkerName;
 use crate::{TournamentError, replays};
@@ -71,6 +72,31 @@ pub struct RunOptions {
     /// Where replays go when a tournament's own replay folder cannot be made on this machine
     /// (it is another machine's): `t{id}` under it.
     pub local_replays: PathBuf,
+    /// Where player programs fetched from the store are kept, one folder per program.
+    pub programs: PathBuf,
+}
+
+impl RunOptions {
+    /// The options of a worker named `worker` that plays `jobs` matches at once, with the
+    /// machine's cache folder (see [`crate::cache_dir`]) for programs and replays.
+    pub fn new(
+        jobs: usize,
+        scope: Scope,
+        until: Until,
+        lease: Duration,
+        worker: WorkerName,
+    ) -> Self {
+        let cache = crate::cache_dir();
+        RunOptions {
+            jobs,
+            scope,
+            until,
+            lease,
+            worker,
+            local_replays: cache.join("replays").join("local"),
+            programs: cache.join("programs"),
+        }
+    }
 }
 
 /// When the pool stops.
@@ -455,7 +481,10 @@ impl Coordinator<'_> {
             let players = self.call(|s| s.players(id))?;
             let specs = playing(&players)
                 .into_iter()
-                .map(|p| Ok((p.id.clone(), players::seat_spec(p)?)))
+                .map(|p| {
+                    let spec = programs::seat_spec(self.store, p, &self.options.programs)?;
+                    Ok((p.id.clone(), spec))
+                })
                 .collect::<Result<_, TournamentError>>()?;
             let replays = replays_folder(&t, &self.options.local_replays)?;
             let arena = (self.arenas)(&t)?;
@@ -868,6 +897,7 @@ mod tests {
             lease: Duration::from_secs(30),
             worker: WorkerName::of_this_process(),
             local_replays: dir.join("local"),
+            programs: dir.join("programs"),
         };
         let mut troubles = 0;
         let arena: Arc<dyn Arena> = Arc::new(arena);

@@ -13,6 +13,7 @@ use crate::compliance;
 use crate::plan::initial_matches;
 use crate::players::{self, Contestant, Status};
 use crate::pool::Arena;
+use crate::programs;
 use crate::schedule::Format;
 use arbiter_store::blocking::Store;
 use arbiter_store::{Tournament, now_ms};
@@ -46,6 +47,8 @@ pub struct NewTournament<S> {
     pub time: TimeLimits,
     /// Whether and how bot programs are sandboxed.
     pub sandbox: SandboxPolicy,
+    /// The largest player folder stored, in MiB once compressed (`--max-program-mb`).
+    pub max_program_mb: u64,
 }
 
 /// The settings a tournament is stored with, typed: the game's settings under `flags` (the
@@ -106,6 +109,14 @@ pub enum Note<'a> {
     Checking(usize),
     /// A player failed the compliance check (and plays anyway if `Status::Kept`).
     Failed(&'a Contestant),
+    /// A player's folder has links pointing outside it: they are stored as written, and work
+    /// on a machine only where their target exists.
+    OutsideLinks {
+        /// The player.
+        player: &'a Contestant,
+        /// The links, as paths inside the folder.
+        links: &'a [PathBuf],
+    },
 }
 
 /// A tournament set up and stored, ready for [`crate::pool::run`].
@@ -147,11 +158,13 @@ pub fn create<G: CatalogGame>(
     let checks = base.join(format!(".checking-{}", std::process::id()));
     create_folder(&checks)?;
     check(&arena, &mut players, &new, &checks, on_note);
+    store_programs(store, &mut players, new.max_program_mb, on_note)?;
     if let Some(c) = &challenger
         && !players.iter().any(|p| &p.id == c && p.status.plays())
     {
         return Err(setup(format!(
-            "the challenger {c} failed the compliance check (see above)"
+            "the challenger {c} does not play: it failed the compliance check, or its folder \
+             could not be stored (see above)"
         )));
     }
     let playing = players.iter().filter(|p| p.status.plays()).count();
@@ -230,6 +243,39 @@ fn check<G: CatalogGame>(
     {
         on_note(Note::Failed(p));
     }
+}
+
+/// Stores the program of every player that plays, its hash on the player, so that workers on
+/// any machine run it (see [`crate::programs`]). A folder that cannot be stored (too large, a
+/// special file, unreadable) keeps its player out, as an invalid folder does.
+fn store_programs(
+    store: &Store,
+    players: &mut [Contestant],
+    max_mb: u64,
+    on_note: &mut dyn FnMut(Note<'_>),
+) -> Result<(), TournamentError> {
+    for p in players
+        .iter_mut()
+        .filter(|p| p.status.plays() && p.is_process())
+    {
+        match programs::store_program(store, p, max_mb)? {
+            Ok((hash, links)) => {
+                p.program = Some(hash);
+                if !links.is_empty() {
+                    on_note(Note::OutsideLinks {
+                        player: p,
+                        links: &links,
+                    });
+                }
+            }
+            Err(error) => {
+                p.status = Status::Invalid;
+                p.reason = Some(error.to_string());
+                on_note(Note::Skipped(p));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The format given, or the default for the number of players a match has.
@@ -430,6 +476,67 @@ mod tests {
         let stored = StoredSettings::<serde::de::IgnoredAny>::of(&old("domino")).unwrap();
         assert_eq!(stored.replays, Path::new("/tmp/t-replays/t1"));
         assert_eq!(stored.attempts, 2);
+    }
+
+    /// Every player that plays gets its program stored and its hash; one too large to store
+    /// does not play, and says why; robots and players out already are left as they are.
+    #[test]
+    fn the_programs_of_the_players_that_play_are_stored() {
+        let root = std::env::temp_dir().join(format!("arbiter-setup-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let store = Store::open(
+            root.join("t.db").to_str().unwrap(),
+            arbiter_store::Presence::MayCreate,
+        )
+        .unwrap();
+        let mut players = Vec::new();
+        for (id, extra) in [("fits", 0), ("huge", 3 << 20), ("out", 0)] {
+            let dir = root.join("players").join(id);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("info.txt"), format!("{id}\nAda Lovelace\n./bot\n")).unwrap();
+            // Bytes that do not compress.
+            let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+            let noise: Vec<u8> = (0..extra)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            std::fs::write(dir.join("weights"), noise).unwrap();
+            std::os::unix::fs::symlink("/usr/bin/env", dir.join("env")).unwrap();
+            players.push(players::discover_one(id, &dir));
+        }
+        players[2].status = Status::Failing;
+        players.push(Contestant::builtin("runner"));
+        let mut notes = Vec::new();
+        store_programs(&store, &mut players, 1, &mut |note| {
+            notes.push(match note {
+                Note::OutsideLinks { player, links } => format!("{} {links:?}", player.id),
+                Note::Skipped(p) => format!("{} {}", p.id, p.reason.as_deref().unwrap()),
+                other => format!("{other:?}"),
+            })
+        })
+        .unwrap();
+        let hash = players[0].program.clone().unwrap();
+        assert!(store.program(&hash).unwrap().is_some());
+        assert_eq!(notes[0], "fits [\"env\"]");
+        assert!(
+            notes[1].starts_with("huge the player folder "),
+            "{}",
+            notes[1]
+        );
+        assert!(notes[1].ends_with(" compress to more than 1.0 MiB, the limit (--max-program-mb)"));
+        assert_eq!(notes.len(), 2);
+        assert_eq!(players[1].status, Status::Invalid);
+        assert_eq!(
+            (players[1].program.clone(), players[2].program.clone()),
+            (None, None)
+        );
+        assert_eq!(players[3].program, None);
+        store.close();
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -502,6 +502,7 @@ mod tests {
             folder: None,
             status: Status::Ok,
             reason: None,
+            program: None,
         }
     }
 

@@ -487,6 +487,7 @@ fn contestant(id: &str) -> Contestant {
         folder: None,
         status: Status::Ok,
         reason: None,
+        program: None,
     }
 }
 
