@@ -11,19 +11,22 @@ use std::process::{Child, Command, Stdio};
 
 use common::{arbiter, failure, run, temp_dir};
 
+/// The start of every tournament run here.
+const RUN: [&str; 6] = [
+    "tournament",
+    "run",
+    "--game",
+    "quoridor",
+    "--add",
+    "builtin:runner",
+];
+
 /// A short tournament of two robots on `db`; the replays of a PostgreSQL store go to a
 /// scratch folder.
 fn tournament_run(db: &str) -> Command {
     let mut command = arbiter();
     command
-        .args([
-            "tournament",
-            "run",
-            "--game",
-            "quoridor",
-            "--add",
-            "builtin:runner",
-        ])
+        .args(RUN)
         .args([
             "--add",
             "builtin:random",
@@ -240,14 +243,7 @@ fn files_that_are_not_stores_or_are_damaged_are_named() {
         &["tournament", "standings"][..],
         &["tournament", "matches"],
         &["tournament", "resume"],
-        &[
-            "tournament",
-            "run",
-            "--game",
-            "quoridor",
-            "--add",
-            "builtin:runner",
-        ],
+        &RUN,
         &["serve"],
     ] {
         let error = failure(arbiter().args(command).arg("--db").arg(&text));

@@ -82,6 +82,15 @@ fn open_error(path: &Path) -> String {
     errors[0].clone()
 }
 
+/// Every open of `path` says it is damaged.
+fn assert_damaged(path: &Path) {
+    let error = open_error(path);
+    assert!(
+        error.starts_with(&format!("{} is damaged: ", path.display())),
+        "{error}"
+    );
+}
+
 /// A store with a tournament in it, closed (its log folded into the file).
 fn made_store(dir: &Path) -> PathBuf {
     let path = dir.join("t.db");
@@ -152,11 +161,7 @@ fn a_truncated_store_is_damaged() {
     let bytes = std::fs::read(&path).unwrap();
     assert!(bytes.len() > 8192, "a store of several pages");
     std::fs::write(&path, &bytes[..4096]).unwrap();
-    let error = open_error(&path);
-    assert!(
-        error.starts_with(&format!("{} is damaged: ", path.display())),
-        "{error}"
-    );
+    assert_damaged(&path);
 }
 
 #[test]
@@ -177,11 +182,7 @@ fn random_bytes_after_a_valid_header_are_damaged() {
         .collect();
     file.write_all(&noise).unwrap();
     drop(file);
-    let error = open_error(&path);
-    assert!(
-        error.starts_with(&format!("{} is damaged: ", path.display())),
-        "{error}"
-    );
+    assert_damaged(&path);
 }
 
 #[test]
@@ -194,11 +195,7 @@ fn a_damaged_page_is_named_when_the_store_is_read() {
         *b = 0xA5;
     }
     std::fs::write(&path, &bytes).unwrap();
-    let error = open_error(&path);
-    assert!(
-        error.starts_with(&format!("{} is damaged: ", path.display())),
-        "{error}"
-    );
+    assert_damaged(&path);
 }
 
 #[test]
