@@ -436,14 +436,19 @@ fn print_excluded(players: &[Contestant]) -> Result<()> {
     Ok(())
 }
 
-/// The store of a command that reads or continues a tournament: one that is not there is said
-/// so, and not created.
+/// The store of a command that continues a tournament: one that is not there is said so, and
+/// not created; one that cannot be written is said so.
 pub fn open_existing(db: &str) -> Result<Store> {
     Store::open(db, Presence::MustExist).with_context(|| format!("--db {db}"))
 }
 
+/// The store of a command that only reads it: it need not be writable, and is not created.
+fn open_to_read(db: &str) -> Result<Store> {
+    Store::open(db, Presence::ReadOnly).with_context(|| format!("--db {db}"))
+}
+
 fn print_standings(args: StandingsArgs) -> Result<()> {
-    let store = open_existing(&args.db.db)?;
+    let store = open_to_read(&args.db.db)?;
     let t = tournament(&store, args.db.tournament)?;
     let (table, players) = table(&store, &t)?;
     if args.json {
@@ -481,7 +486,7 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
 }
 
 fn print_matches(args: MatchesArgs) -> Result<()> {
-    let store = open_existing(&args.db.db)?;
+    let store = open_to_read(&args.db.db)?;
     let t = tournament(&store, args.db.tournament)?;
     let players = store.players(t.id)?;
     let wanted: Option<String> = match &args.player {

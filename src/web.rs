@@ -112,16 +112,10 @@ pub fn serve(args: WebArgs) -> Result<()> {
     run(server, args.listen, state, limits, "")
 }
 
-/// Opens the store, once more after a moment if that fails: a tournament starting at the same
-/// time may be creating its tables, and the loser of that race finds them half made.
+/// Opens the store to read: one that does not exist is said so, not created. A tournament
+/// creating its tables at the same moment holds the migration lock, which the open waits for.
 fn open_store(server: &Server, db: &str) -> Result<TournamentStore> {
-    server
-        .open_store(db)
-        .or_else(|_| {
-            std::thread::sleep(std::time::Duration::from_secs(1));
-            server.open_store(db)
-        })
-        .with_context(|| format!("--db {db}"))
+    server.open_store(db).with_context(|| format!("--db {db}"))
 }
 
 /// Where `arbiter tournament run` puts the replays of a SQLite store by default.

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { ARBITER, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { ARBITER, arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
 
 /**
  * A Quoridor bot that answers nonsense (the referee then plays a random move for it), slowly
@@ -29,6 +29,19 @@ while read tick; do
 done
 `;
 
+/** Waits until the store `db` holds a tournament (`tournament matches` reads it). */
+async function tournamentIn(db) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      arbiter(["tournament", "matches", "--db", db]);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`no tournament in ${db} after 15 s`);
+}
+
 let dir;
 let run;
 let server;
@@ -41,13 +54,14 @@ before(async () => {
   fs.writeFileSync(path.join(player, "bot.sh"), BOT, { mode: 0o755 });
   fs.writeFileSync(path.join(player, "info.txt"), "sleepy\nSleepy Bot\nsh bot.sh\n");
   const db = path.join(dir, "t.db");
-  // The server first: it creates the store, which the tournament then finds ready.
-  server = await serve(["serve", "--db", db]);
   // The bot counts its starts in its folder, which a sandbox gives afresh to every match: it
   // runs without one.
   run = spawn(ARBITER, ["tournament", "run", path.join(dir, "players"), "--game", "quoridor",
     "--add", "builtin:runner", "--db", db, "--seed", "1", "--jobs", "1", "--keep-failing",
     "--time-bank-ms", "100000", "--no-sandbox"], { stdio: "ignore" });
+  // The server shows a store and never creates one: it starts once the run has made it.
+  await tournamentIn(db);
+  server = await serve(["serve", "--db", db]);
   chrome = await browser();
 });
 

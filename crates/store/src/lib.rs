@@ -66,6 +66,41 @@ pub enum StoreError {
         /// The file given.
         path: std::path::PathBuf,
     },
+    /// The file is not a store at all.
+    #[error("{} is not an Arbiter store ({what})", path.display())]
+    NotAStore {
+        /// The file given.
+        path: std::path::PathBuf,
+        /// What it is instead.
+        what: &'static str,
+    },
+    /// The file is a SQLite database, but damaged (truncated, overwritten).
+    #[error("{target} is damaged: {detail}")]
+    Damaged {
+        /// The file or URL given.
+        target: String,
+        /// What SQLite said.
+        detail: String,
+    },
+    /// A command that writes the store was given one it cannot write.
+    #[error(
+        "{target} cannot be written (a read-only file, folder or disk), and this command \
+         changes the store"
+    )]
+    ReadOnly {
+        /// The file or URL given.
+        target: String,
+    },
+    /// A store written by an older Arbiter, which needs bringing up to date, cannot be
+    /// written.
+    #[error(
+        "{target} was written by an older Arbiter and cannot be written to bring it up to \
+         date: a command that writes it (`arbiter tournament resume`) does that"
+    )]
+    Outdated {
+        /// The file or URL given.
+        target: String,
+    },
     /// A file or folder next to the store, or the blocking facade's runtime.
     #[error("{what}: {source}")]
     Io {

@@ -427,7 +427,6 @@ pub(crate) fn match_row(row: &AnyRow) -> Result<MatchRow, StoreError> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::{Handed, Scope};
 
     /// A fresh SQLite file in a folder of its own (created by the store).
     pub(crate) fn scratch(name: &str) -> String {
@@ -463,105 +462,9 @@ pub(crate) mod tests {
             .collect()
     }
 
-    fn result() -> StoredResult {
-        StoredResult {
-            scores: vec![1.0, 0.0],
-            placement: vec![1, 2],
-            reason: "goal".into(),
-            faults: Vec::new(),
-            replay: Some("m00001.jsonl.gz".into()),
-            ticks: 12,
-            time_ms: vec![1.5, 2.5],
-            turns: vec![6, 6],
-        }
-    }
-
     /// The settings a test tournament is stored with, whatever its number.
     pub(crate) fn settings(_: i64) -> serde_json::Value {
         tournament().settings
-    }
-
-    #[tokio::test]
-    async fn a_tournament_is_written_played_and_read_back_after_reopening() {
-        let target = scratch("roundtrip");
-        let store = TournamentStore::open(&target, Presence::MayCreate)
-            .await
-            .unwrap();
-        assert_eq!(store.file(), Some(Path::new(&target)));
-        assert_eq!(store.latest().await.unwrap(), None);
-        let players = [Contestant::builtin("a"), Contestant::builtin("b")];
-        let id = store
-            .create(
-                &tournament(),
-                &settings,
-                &players,
-                &new_matches(),
-                Some((1, "builtin:c")),
-            )
-            .await
-            .unwrap();
-        assert_eq!(id, 1);
-        let first = store.claim("w", 60_000, Scope::Tournament(id)).await;
-        let first = first.unwrap().unwrap().row;
-        assert_eq!(
-            (first.id, first.state, first.claim),
-            (1, MatchState::Running, 1)
-        );
-        assert_eq!(first.worker.as_deref(), Some("w"));
-        let handed = store.finish(id, &[(first.id, first.claim, result())]).await;
-        assert_eq!(handed.unwrap(), [Handed::Taken]);
-        store
-            .claim("w", 60_000, Scope::Tournament(id))
-            .await
-            .unwrap()
-            .unwrap();
-        store.close().await;
-
-        let store = TournamentStore::open(&target, Presence::MayCreate)
-            .await
-            .unwrap();
-        let t = store.tournament(id).await.unwrap();
-        assert_eq!((t.format, t.seed, t.settings.clone(), t.max_attempts), {
-            let w = tournament();
-            (w.format, w.seed, w.settings, 3)
-        });
-        assert_eq!(store.players(id).await.unwrap(), players);
-        assert_eq!(store.byes(id).await.unwrap(), vec![(1, "builtin:c".into())]);
-        assert_eq!(store.release("w").await.unwrap().len(), 1);
-        let rows = store.matches(id).await.unwrap();
-        assert_eq!(rows[0].state, MatchState::Done);
-        assert_eq!(rows[0].result, Some(result()));
-        assert_eq!((rows[1].state, rows[1].started), (MatchState::Queued, None));
-        assert_eq!(rows[1].attempts, 0, "a released match is not a failure");
-        store.mark_finished(id).await.unwrap();
-        assert!(store.tournament(id).await.unwrap().finished.is_some());
-    }
-
-    #[tokio::test]
-    async fn tournaments_are_numbered_by_the_store() {
-        let store = TournamentStore::open(&scratch("numbers"), Presence::MayCreate)
-            .await
-            .unwrap();
-        let numbered = |id: i64| serde_json::json!({ "replays": format!("t{id}") });
-        for expected in 1..=3 {
-            let id = store
-                .create(&tournament(), &numbered, &[], &[], None)
-                .await
-                .unwrap();
-            assert_eq!(id, expected);
-            let t = store.tournament(id).await.unwrap();
-            assert_eq!(t.settings["replays"], format!("t{expected}"));
-        }
-    }
-
-    #[tokio::test]
-    async fn a_missing_tournament_is_named() {
-        let store = TournamentStore::open(&scratch("missing"), Presence::MayCreate)
-            .await
-            .unwrap();
-        let error = store.tournament(3).await.unwrap_err();
-        assert!(matches!(error, StoreError::NoTournament(3)), "{error}");
-        assert_eq!(error.to_string(), "there is no tournament 3 in the store");
     }
 
     #[tokio::test]

@@ -160,10 +160,11 @@ impl Server {
         Ok(Server { runtime })
     }
 
-    /// Opens the tournament store at `target` (as [`TournamentStore::open`]) on this runtime.
+    /// Opens the tournament store at `target` (as [`TournamentStore::open`]) on this runtime,
+    /// to read: it must be there, and need not be writable.
     pub fn open_store(&self, target: &str) -> Result<TournamentStore, StoreError> {
         self.runtime
-            .block_on(TournamentStore::open(target, Presence::MayCreate))
+            .block_on(TournamentStore::open(target, Presence::ReadOnly))
     }
 
     /// Serves [`app`] on `addr` within `limits` until the process ends; `ready` is told the
