@@ -9,6 +9,7 @@
 //! - [`pool`]: plays the queued matches `jobs` at a time and commits each result.
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
+//! - [`upload`]: a match's replay sent to the store as it is written (PostgreSQL stores).
 //!
 //! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
 //! - [`arena`]: [`arena::GameArena`], which plays the matches of any game of the catalog.
@@ -27,6 +28,7 @@ pub mod schedule;
 pub mod setup;
 pub mod standings;
 pub mod swiss;
+pub mod upload;
 
 use std::io;
 use std::path::PathBuf;
