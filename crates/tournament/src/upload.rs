@@ -49,10 +49,7 @@ impl ReplayUpload {
     /// into the replay `key` of `store` until [`ReplayUpload::finish`]. Emptying it first means
     /// no byte of an older replay left there is ever sent.
     pub fn start(store: Arc<ReplayStore>, key: ReplayKey, path: &Path) -> ReplayUpload {
-        let state = match Self::spawn(store, key, path) {
-            Ok((finish, thread)) => State::Following { finish, thread },
-            Err(error) => State::Failed(error),
-        };
+        let state = Self::spawn(store, key, path).unwrap_or_else(State::Failed);
         ReplayUpload { state }
     }
 
@@ -60,7 +57,7 @@ impl ReplayUpload {
         store: Arc<ReplayStore>,
         key: ReplayKey,
         path: &Path,
-    ) -> Result<(mpsc::Sender<()>, JoinHandle<Result<u64, TournamentError>>), TournamentError> {
+    ) -> Result<State, TournamentError> {
         File::create(path).map_err(io_error("creating the replay file", path))?;
         let (finish, finishing) = mpsc::channel();
         let mut uploader = Uploader::new(store, key, path);
@@ -68,7 +65,7 @@ impl ReplayUpload {
             .name(format!("replay m{}", key.match_id))
             .spawn(move || uploader.follow(&finishing))
             .map_err(io_error("starting the replay's uploader for", path))?;
-        Ok((finish, thread))
+        Ok(State::Following { finish, thread })
     }
 
     /// Sends what the file gained since the last period, marks the replay complete, and waits
