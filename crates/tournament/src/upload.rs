@@ -146,9 +146,9 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
     /// dropped (then stops as it is). The last error, if the last try failed too.
     fn follow(&mut self, finishing: &mpsc::Receiver<()>) -> Result<u64, TournamentError> {
         loop {
-            let wait = finishing.recv_timeout(PERIOD);
+            // At once on starting, so that the replay is known to viewers from the start.
             let sent = self.send_new();
-            match wait {
+            match finishing.recv_timeout(PERIOD) {
                 Err(RecvTimeoutError::Timeout) => {
                     // Retried at the next period: a connection that dropped comes back.
                     if let Err(error) = sent {
@@ -156,6 +156,7 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
                     }
                 }
                 Ok(()) => {
+                    let sent = self.send_new();
                     self.retry_last(sent)?;
                     if self.file.is_none() {
                         return Err(io_error("reading the replay file", &self.path)(
@@ -165,7 +166,9 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
                     self.store.complete(self.key)?;
                     return Ok(self.offset);
                 }
-                Err(RecvTimeoutError::Disconnected) => return sent.map(|()| self.offset),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return self.send_new().map(|()| self.offset);
+                }
             }
         }
     }
