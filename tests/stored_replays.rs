@@ -9,27 +9,29 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use arbiter_catalog::TimeLimits;
-use arbiter_catalog::quoridor::QuoridorSettings;
-use arbiter_games::quoridor::Quoridor;
-use arbiter_referee::SeatSpec;
 use arbiter_replay::{Record, ReplayReader, ReplayWriter};
 use arbiter_store::blocking::{ReplayStore, Store};
 use arbiter_store::{Format, NewMatch, Presence, ReplayKey, StoredResult, Tournament, now_ms};
-use arbiter_tournament::Arena;
-use arbiter_tournament::arena::GameArena;
 use arbiter_tournament::upload::{ReplayUpload, upload_file};
 use common::web::WebServer;
 use serde_json::{Value, json};
 
-/// A real Quoridor match between robots, played through the catalog: its records.
+/// A real Quoridor match between robots, played by `arbiter play`: its records.
 fn robots_match(dir: &Path) -> Vec<Record> {
-    let arena =
-        GameArena::<Quoridor>::new(QuoridorSettings::default(), &TimeLimits::default(), None)
-            .unwrap();
-    let seats = ["builtin:runner", "builtin:blocker"].map(|s| SeatSpec::parse(s).unwrap());
     let played = dir.join("played.jsonl.gz");
-    arena.play(&seats, 11, &played).unwrap();
+    common::play_json(
+        "quoridor",
+        &[
+            "--bot",
+            "builtin:runner",
+            "--bot",
+            "builtin:blocker",
+            "--seed",
+            "11",
+            "--replay",
+            played.to_str().unwrap(),
+        ],
+    );
     let reader = ReplayReader::open(&played).unwrap();
     let mut records = vec![Record::Header(reader.header().clone())];
     records.extend(reader.map(Result::unwrap));
