@@ -107,8 +107,17 @@ pub fn serve(args: WebArgs) -> Result<()> {
             _ => ReplaySource::None,
         },
     };
+    // The replays workers keep in the store (with PostgreSQL, from any machine).
+    let stored = match &args.db {
+        Some(db) => Some(
+            server
+                .open_replays(db)
+                .with_context(|| format!("--db {db}"))?,
+        ),
+        None => None,
+    };
     let limits = args.limits.limits();
-    let state = AppState::with_replay_cap(replays, store, limits.max_replay_bytes);
+    let state = AppState::with_stored_replays(replays, store, stored, limits.max_replay_bytes);
     run(server, args.listen, state, limits, "")
 }
 

@@ -5,91 +5,17 @@
 
 mod common;
 
+use common::web::{WebServer, read_until};
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter_replay::{BotTick, Header, MatchResult, Message, Player, PlayerKind, Record, Tick};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use serde_json::{Value, json};
-
-/// An `arbiter web` process, killed when dropped.
-struct WebServer {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl WebServer {
-    fn start(replays: &Path, flags: &[&str]) -> WebServer {
-        let mut child = common::arbiter()
-            .args(["web", "--listen", "127.0.0.1:0", "--replays"])
-            .arg(replays)
-            .args(flags)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("arbiter web starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("http://")
-            .and_then(|rest| rest.trim_end_matches('/').parse().ok())
-            .unwrap_or_else(|| panic!("arbiter web printed {line:?}"));
-        WebServer { child, addr }
-    }
-
-    /// The most memory the server has held (VmHWM), in MiB.
-    fn peak_mib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-        kib >> 10
-    }
-
-    fn connect(&self) -> TcpStream {
-        let stream = TcpStream::connect(self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        stream
-    }
-
-    /// One request on a connection of its own: the status and the body (chunked or not, as it
-    /// came: the tests look for text in it).
-    fn get(&self, path: &str) -> (u16, String) {
-        let mut stream = self.connect();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut text = String::new();
-        stream.read_to_string(&mut text).unwrap();
-        status_and_body(&text)
-    }
-}
-
-impl Drop for WebServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn status_and_body(text: &str) -> (u16, String) {
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP answer: {text:.200}"));
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, body.to_owned())
-}
 
 /// A folder of its own, removed (with its large files) when dropped.
 struct TempDir(PathBuf);
@@ -207,7 +133,7 @@ fn a_huge_replay_and_a_gzip_bomb_are_served_and_listed_in_bounded_memory() {
         .unwrap()
         .len();
     assert!(bomb_size < 16 << 20, "the bomb is {bomb_size} bytes");
-    let server = WebServer::start(&dir.0, &[]);
+    let server = WebServer::replays(&dir.0, &[]);
 
     let started = Instant::now();
     let (status, body) = server.get("/api/replays");
@@ -304,7 +230,7 @@ fn a_thousand_live_followers_leave_the_other_routes_answering() {
     file.write_all(&header_line()).unwrap();
     file.write_all(&tick_line(0)).unwrap();
     file.flush().unwrap();
-    let server = WebServer::start(&dir.0, &[]);
+    let server = WebServer::replays(&dir.0, &[]);
 
     let followers: Vec<BufReader<TcpStream>> = (0..1000)
         .map(|_| {
@@ -356,19 +282,6 @@ fn a_thousand_live_followers_leave_the_other_routes_answering() {
     eprintln!("peak memory of the server: {} MiB", server.peak_mib());
 }
 
-/// Reads a follower's stream until a line holding `needle`.
-fn read_until(follower: &mut BufReader<TcpStream>, needle: &str) {
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = follower.read_line(&mut line).unwrap();
-        assert!(n > 0, "the stream ended before {needle:?}");
-        if line.contains(needle) {
-            return;
-        }
-    }
-}
-
 /// Waits for the server to close `stream`; how long that took, from `since`.
 fn closed_after(mut stream: TcpStream, since: Instant) -> Duration {
     stream
@@ -409,7 +322,7 @@ fn keep_alive_get(stream: &mut BufReader<TcpStream>, path: &str) -> u16 {
 #[test]
 fn idle_connections_are_closed_and_those_over_the_cap_refused() {
     let dir = TempDir::new("idle");
-    let server = WebServer::start(&dir.0, &["--max-connections", "20", "--idle-timeout", "2"]);
+    let server = WebServer::replays(&dir.0, &["--max-connections", "20", "--idle-timeout", "2"]);
 
     let mut kept = BufReader::new(server.connect());
     assert_eq!(keep_alive_get(&mut kept, "/api/info"), 200);

@@ -9,6 +9,8 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
+pub mod web;
+
 pub fn arbiter() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
 }

@@ -1,9 +1,11 @@
 //! The tournament store for synchronous callers: the tournament runner and its worker pool,
 //! whose referee blocks. Each call runs [`TournamentStore`]'s on a small runtime of this
-//! store's own, so it must not be called from inside another runtime.
+//! store's own, so it must not be called from inside another runtime. [`ReplayStore`] does the
+//! same for [`crate::ReplayStore`], for the uploaders of replays.
 
 use std::path::Path;
 
+use crate::replays::{Chunk, ReplayKey, StoredReplay};
 use crate::rows::{Contestant, MatchRow, NewMatch, RatingRow, StoredResult, Tournament};
 use crate::{
     Advance, Backend, Claimed, Counts, Expired, Handed, Presence, Scope, Standing, StoreError,
@@ -14,6 +16,8 @@ use crate::{
 pub struct Store {
     runtime: tokio::runtime::Runtime,
     inner: TournamentStore,
+    /// What it was opened with, to open a [`ReplayStore`] on the same database.
+    target: String,
 }
 
 impl Store {
@@ -25,7 +29,22 @@ impl Store {
             .build()
             .map_err(StoreError::io("starting the store's runtime"))?;
         let inner = runtime.block_on(TournamentStore::open(target, presence))?;
-        Ok(Store { runtime, inner })
+        Ok(Store {
+            runtime,
+            inner,
+            target: target.to_owned(),
+        })
+    }
+
+    /// Whether the store is a PostgreSQL database, which workers on other machines share:
+    /// replays are then kept in it too (see [`ReplayStore`]), as files reach no other machine.
+    pub fn is_postgres(&self) -> bool {
+        self.backend() == Backend::Postgres
+    }
+
+    /// The replays of this store, on a connection of their own (see [`ReplayStore`]).
+    pub fn open_replays(&self) -> Result<ReplayStore, StoreError> {
+        ReplayStore::open(&self.target, Presence::MustExist)
     }
 
     /// The SQLite file behind the store, if it is one.
@@ -182,7 +201,75 @@ impl Store {
 
     /// Closes the connection, waiting for it to finish.
     pub fn close(self) {
-        let Store { runtime, inner } = self;
+        let Store { runtime, inner, .. } = self;
+        runtime.block_on(inner.close());
+    }
+}
+
+/// Whether a store's target names a PostgreSQL database.
+pub fn is_postgres(target: &str) -> bool {
+    Backend::of(target) == Backend::Postgres
+}
+
+/// [`crate::ReplayStore`], blocking: the same methods, each waiting for its answer. Unlike
+/// [`Store`], it may be called from several threads at once (a worker's uploaders share one):
+/// its runtime has a thread of its own that drives the connection.
+pub struct ReplayStore {
+    runtime: tokio::runtime::Runtime,
+    inner: crate::ReplayStore,
+}
+
+impl ReplayStore {
+    /// Opens the store at `target` as [`Store::open`] does, for its replays.
+    pub fn open(target: &str, presence: Presence) -> Result<ReplayStore, StoreError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("arbiter-replays")
+            .enable_all()
+            .build()
+            .map_err(StoreError::io("starting the replay store's runtime"))?;
+        let inner = runtime.block_on(crate::ReplayStore::open(target, presence))?;
+        Ok(ReplayStore { runtime, inner })
+    }
+
+    /// See [`crate::ReplayStore::begin`].
+    pub fn begin(&self, key: ReplayKey) -> Result<(), StoreError> {
+        self.runtime.block_on(self.inner.begin(key))
+    }
+
+    /// See [`crate::ReplayStore::append`].
+    pub fn append(&self, key: ReplayKey, bytes: &[u8]) -> Result<(), StoreError> {
+        self.runtime.block_on(self.inner.append(key, bytes))
+    }
+
+    /// See [`crate::ReplayStore::complete`].
+    pub fn complete(&self, key: ReplayKey) -> Result<(), StoreError> {
+        self.runtime.block_on(self.inner.complete(key))
+    }
+
+    /// See [`crate::ReplayStore::replay`].
+    pub fn replay(&self, key: ReplayKey) -> Result<Option<StoredReplay>, StoreError> {
+        self.runtime.block_on(self.inner.replay(key))
+    }
+
+    /// See [`crate::ReplayStore::newest`].
+    pub fn newest(
+        &self,
+        tournament: i64,
+        match_id: i64,
+    ) -> Result<Option<StoredReplay>, StoreError> {
+        self.runtime
+            .block_on(self.inner.newest(tournament, match_id))
+    }
+
+    /// See [`crate::ReplayStore::chunks`].
+    pub fn chunks(&self, key: ReplayKey, from: i64, limit: u32) -> Result<Vec<Chunk>, StoreError> {
+        self.runtime.block_on(self.inner.chunks(key, from, limit))
+    }
+
+    /// Closes the connection, waiting for it to finish.
+    pub fn close(self) {
+        let ReplayStore { runtime, inner } = self;
         runtime.block_on(inner.close());
     }
 }

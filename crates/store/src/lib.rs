@@ -9,6 +9,8 @@
 //!
 //! Player programs are stored too, as archives named by their hash ([`StoredProgram`]), so that
 //! workers on other machines run what the tournament plays.
+//! [`ReplayStore`] keeps match replays in the database (compressed, appended as they are
+//! written), so that they reach viewers on other machines.
 #![warn(missing_docs)]
 
 pub mod blocking;
@@ -16,6 +18,7 @@ mod database;
 mod game_server;
 mod programs;
 mod queue;
+mod replays;
 mod rows;
 mod tournaments;
 
@@ -26,6 +29,7 @@ pub use database::Presence;
 pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
 pub use programs::StoredProgram;
 pub use queue::{Advance, Claimed, Counts, Expired, Handed, Round, Scope, Standing, WORK_CHANNEL};
+pub use replays::{Chunk, MAX_CHUNK, ReplayKey, ReplayStore, StoredReplay};
 pub use rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,
     StoredResult, Tournament,
@@ -60,6 +64,32 @@ pub enum StoreError {
     /// No tournament has this id.
     #[error("there is no tournament {0} in the store")]
     NoTournament(i64),
+    /// A replay chunk for a replay the store does not hold: it was never begun, or a newer
+    /// claim of its match replaced it.
+    #[error(
+        "the store holds no replay of match {match_id} of tournament {tournament} for claim \
+         {claim} (was the match claimed again?)"
+    )]
+    NoReplay {
+        /// The tournament's id.
+        tournament: i64,
+        /// The match's id.
+        match_id: i64,
+        /// The claim the replay belongs to.
+        claim: i64,
+    },
+    /// A replay chunk for a replay already marked complete.
+    #[error(
+        "the replay of match {match_id} of tournament {tournament} (claim {claim}) is complete"
+    )]
+    ReplayComplete {
+        /// The tournament's id.
+        tournament: i64,
+        /// The match's id.
+        match_id: i64,
+        /// The claim the replay belongs to.
+        claim: i64,
+    },
     /// A command that only reads or continues a store was given a file that does not exist.
     #[error("there is no store {} (`arbiter tournament run` creates one)", path.display())]
     NoStore {

@@ -33,6 +33,17 @@ pub enum Backend {
     Postgres,
 }
 
+impl Backend {
+    /// The database a store's target names: a `postgres://` or `postgresql://` URL, or SQLite.
+    pub fn of(target: &str) -> Backend {
+        if target.starts_with("postgres://") || target.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
+}
+
 impl TournamentStore {
     /// Opens (creating it if `presence` allows, and migrating it if needed) the store at
     /// `target`: a PostgreSQL URL, a `sqlite:` URL, or the path of a SQLite file.

@@ -10,6 +10,7 @@
 //! - [`programs`]: player folders stored in the store by hash, run from a local cache.
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
+//! - [`upload`]: a match's replay sent to the store as it is written (PostgreSQL stores).
 //!
 //! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
 //! - [`arena`]: [`arena::GameArena`], which plays the matches of any game of the catalog.
@@ -29,6 +30,7 @@ pub mod schedule;
 pub mod setup;
 pub mod standings;
 pub mod swiss;
+pub mod upload;
 pub mod worker_name;
 
 use std::io;

@@ -16,11 +16,13 @@ use crate::plan::{advance, playing, swiss_round_size};
 use crate::players::Contestant;
 use crate::programs;
 use crate::schedule::Format;
+use crate::upload::ReplayUpload;
 use crate::worker_name::WorkerName;
 use crate::{TournamentError, replays};
-use arbiter_store::blocking::Store;
+use arbiter_store::blocking::{ReplayStore, Store};
 use arbiter_store::{
-    Expired, Handed, MatchRow, MatchState, Scope, SeatFaults, StoreError, StoredResult, Tournament,
+    Expired, Handed, MatchRow, MatchState, ReplayKey, Scope, SeatFaults, StoreError, StoredResult,
+    Tournament,
 };
 
 /// What plays the matches of a tournament: the command line implements it for each game.
@@ -215,6 +217,12 @@ pub fn run(
     on_event: &mut dyn FnMut(PoolEvent<'_>),
 ) -> Result<RunSummary, TournamentError> {
     let jobs = options.jobs.max(1);
+    // A database server's viewers may be on other machines: replays go to it as they are
+    // written. A SQLite store's viewers read the files.
+    let uploads = match store.is_postgres() {
+        true => Some(Arc::new(store.open_replays()?)),
+        false => None,
+    };
     let mut coordinator = Coordinator {
         store,
         options,
@@ -228,7 +236,13 @@ pub fn run(
         let (result_tx, result_rx) = mpsc::channel::<Outcome>();
         let mut threads = Vec::with_capacity(jobs);
         for w in 0..jobs {
-            threads.push(match_thread(scope, w, jobs, result_tx.clone())?);
+            threads.push(match_thread(
+                scope,
+                w,
+                jobs,
+                result_tx.clone(),
+                uploads.clone(),
+            )?);
         }
         drop(result_tx);
         coordinator.coordinate(&threads, &result_rx)
@@ -242,13 +256,14 @@ fn match_thread<'scope>(
     w: usize,
     jobs: usize,
     results: mpsc::Sender<Outcome>,
+    uploads: Option<Arc<ReplayStore>>,
 ) -> Result<mpsc::Sender<Job>, TournamentError> {
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     // Out of threads (ulimit -u, memory) is an error of the run, not a panic.
     std::thread::Builder::new()
         .spawn_scoped(scope, move || {
             for job in job_rx {
-                let outcome = play(&job);
+                let outcome = play_and_upload(&job, uploads.as_ref());
                 if results.send((w, job.key, outcome)).is_err() {
                     break;
                 }
@@ -259,6 +274,32 @@ fn match_thread<'scope>(
             source,
         })?;
     Ok(job_tx)
+}
+
+/// Plays a job, sending its replay to `uploads` as it is written when there is one: a match
+/// whose replay did not reach the store is Arbiter's trouble, played again.
+fn play_and_upload(job: &Job, uploads: Option<&Arc<ReplayStore>>) -> Result<Played, PlayFailure> {
+    let Some(uploads) = uploads else {
+        return play(job);
+    };
+    let key = ReplayKey {
+        tournament: job.key.tournament,
+        match_id: job.key.id,
+        claim: job.key.claim,
+    };
+    let upload = ReplayUpload::start(uploads.clone(), key, &job.replay);
+    match play(job) {
+        Ok(played) => match upload.finish() {
+            Ok(_) => Ok(played),
+            Err(e) => Err(PlayFailure::Arbiter(format!(
+                "the replay could not be stored: {e}"
+            ))),
+        },
+        Err(failure) => {
+            upload.abandon();
+            Err(failure)
+        }
+    }
 }
 
 /// Plays a job; a panic in a match is Arbiter's bug, not the bots' fault: it is retried.

@@ -17,15 +17,15 @@ mod extract;
 mod live;
 mod record;
 pub mod replays;
+mod stored;
 mod tail;
 mod tournaments;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use arbiter_store::{Presence, StoreError, TournamentStore};
+use arbiter_store::{Presence, ReplayStore, StoreError, TournamentStore};
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -39,6 +39,7 @@ use error::AppResult;
 use extract::{ApiPath, ApiQuery};
 use replays::ReplayFiles;
 pub use replays::{Loaded, ReplaySource, load};
+use stored::ReplayAt;
 use tournaments::MatchFilter;
 
 /// A replay file still growing and changed this recently counts as a match being played.
@@ -78,6 +79,8 @@ pub struct AppState(Arc<Inner>);
 struct Inner {
     replays: ReplayFiles,
     store: Option<TournamentStore>,
+    /// The tournaments' replays kept in the store, read where a match has one.
+    stored: Option<ReplayStore>,
 }
 
 impl AppState {
@@ -95,15 +98,36 @@ impl AppState {
         store: Option<TournamentStore>,
         cap: u64,
     ) -> AppState {
+        AppState::with_stored_replays(replays, store, None, cap)
+    }
+
+    /// As [`AppState::with_replay_cap`], reading a tournament match's replay from `stored`
+    /// (the same database as `store`) where one is kept there: the matches workers play on
+    /// other machines, with PostgreSQL.
+    pub fn with_stored_replays(
+        replays: ReplaySource,
+        store: Option<TournamentStore>,
+        stored: Option<ReplayStore>,
+        cap: u64,
+    ) -> AppState {
         AppState(Arc::new(Inner {
             replays: ReplayFiles::new(replays, cap),
             store,
+            stored,
         }))
     }
 
     /// The most text read from one replay file.
     fn cap(&self) -> u64 {
         self.0.replays.cap()
+    }
+
+    /// The replays kept in the store, or why there are none.
+    fn stored(&self) -> AppResult<&ReplayStore> {
+        self.0
+            .stored
+            .as_ref()
+            .ok_or_else(|| AppError::Internal("a stored replay without a replay store".to_owned()))
     }
 
     /// The tournament store, or why there is none.
@@ -165,6 +189,13 @@ impl Server {
     pub fn open_store(&self, target: &str) -> Result<TournamentStore, StoreError> {
         self.runtime
             .block_on(TournamentStore::open(target, Presence::ReadOnly))
+    }
+
+    /// Opens the replays kept in the store at `target` (as [`ReplayStore::open`]) on this
+    /// runtime, on a connection of their own.
+    pub fn open_replays(&self, target: &str) -> Result<ReplayStore, StoreError> {
+        self.runtime
+            .block_on(ReplayStore::open(target, Presence::MayCreate))
     }
 
     /// Serves [`app`] on `addr` within `limits` until the process ends; `ready` is told the
@@ -240,13 +271,22 @@ impl ReplayQuery {
     }
 }
 
-/// Answers a replay as JSON, sent as it is read: the file is checked whole first (once while
-/// it stays unchanged), so that damage or a limit is an HTTP error, not an answer cut short.
-async fn replay_response(state: AppState, path: PathBuf) -> AppResult<Response> {
-    let checked = path.clone();
-    let files = state.clone();
-    tokio::task::spawn_blocking(move || files.0.replays.check(&checked)).await??;
-    let body = body::replay_body(path, state.cap()).await?;
+/// Answers a replay as JSON, sent as it is read: the replay is checked whole first (a file
+/// once while it stays unchanged), so that damage or a limit is an HTTP error, not an answer
+/// cut short.
+async fn replay_response(state: AppState, at: ReplayAt) -> AppResult<Response> {
+    match &at {
+        ReplayAt::File(path) => {
+            let checked = path.clone();
+            let files = state.clone();
+            tokio::task::spawn_blocking(move || files.0.replays.check(&checked)).await??;
+        }
+        ReplayAt::Stored(key) => {
+            let stored = state.stored()?;
+            replays::check_stored(*key, stored, state.cap()).await?;
+        }
+    }
+    let body = body::replay_body(at, state.0.stored.as_ref(), state.cap()).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
@@ -255,7 +295,7 @@ async fn replay(
     ApiQuery(query): ApiQuery<ReplayQuery>,
 ) -> AppResult<Response> {
     let path = state.0.replays.resolve(query.id()?)?;
-    replay_response(state, path).await
+    replay_response(state, ReplayAt::File(path)).await
 }
 
 /// Where a follower starts: after the last event it saw (a reconnection) or after `from`.
@@ -275,7 +315,7 @@ async fn replay_stream(
 ) -> AppResult<Response> {
     let path = state.0.replays.resolve(query.id()?)?;
     let from = resume_from(&headers, query.from);
-    Ok(live::follow(path, from, state.cap()).into_response())
+    Ok(live::follow(ReplayAt::File(path), None, from, state.cap()).into_response())
 }
 
 async fn live(State(state): State<AppState>) -> AppResult<Json<Value>> {
@@ -366,8 +406,8 @@ async fn match_replay(
     State(state): State<AppState>,
     ApiPath((t, m)): ApiPath<(i64, i64)>,
 ) -> AppResult<Response> {
-    let path = tournaments::match_replay(state.store()?, t, m).await?;
-    replay_response(state, path).await
+    let at = tournaments::match_replay(state.store()?, state.0.stored.as_ref(), t, m).await?;
+    replay_response(state, at).await
 }
 
 async fn match_replay_stream(
@@ -376,9 +416,10 @@ async fn match_replay_stream(
     ApiQuery(query): ApiQuery<ReplayQuery>,
     headers: HeaderMap,
 ) -> AppResult<Response> {
-    let path = tournaments::match_replay(state.store()?, t, m).await?;
+    let at = tournaments::match_replay(state.store()?, state.0.stored.as_ref(), t, m).await?;
     let from = resume_from(&headers, query.from);
-    Ok(live::follow(path, from, state.cap()).into_response())
+    let stored = state.0.stored.clone();
+    Ok(live::follow(at, stored, from, state.cap()).into_response())
 }
 
 async fn ratings(

@@ -9,36 +9,45 @@
 //! A follower is a task, not a thread: it reads what is new on a blocking thread a bounded step
 //! at a time, and waits on a timer when nothing is, so a thousand followers cost a thousand
 //! small tasks and the blocking threads stay free for the other routes.
+//!
+//! A replay kept in the store (played on another machine) is followed the same way: the store
+//! is asked for new chunks when the tail has read all it was given.
 
 use std::convert::Infallible;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use arbiter_replay::ReplayReader;
+use arbiter_store::ReplayStore;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
 use crate::error::{AppError, AppResult};
 use crate::record::is_result;
+use crate::stored::{self, Fed, ReplayAt};
 use crate::tail::Tail;
 
 /// How often a file that has not grown is looked at again.
 const POLL: Duration = Duration::from_millis(150);
 
+/// How often the store is asked again for a replay that has not grown: its uploader sends
+/// every 250 ms, and each follower's question costs the store a query.
+const POLL_STORED: Duration = Duration::from_millis(300);
+
 /// The most lines one step reads: a follower catching up on a long replay takes turns with
 /// the others.
 const STEP_LINES: usize = 64;
 
-/// Streams the lines of `path` after the first `from`, then each new one as it is written,
-/// until the result record; at most `cap` bytes of text are read.
+/// Streams the lines of the replay `at` after the first `from`, then each new one as it is
+/// written, until the result record; at most `cap` bytes of text are read.
 pub fn follow(
-    path: PathBuf,
+    at: ReplayAt,
+    stored: Option<ReplayStore>,
     from: usize,
     cap: u64,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>> + Send + 'static> {
     let (tx, rx) = mpsc::channel::<Event>(STEP_LINES);
-    tokio::spawn(follow_into(path, from, cap, tx));
+    tokio::spawn(follow_into(at, stored, from, cap, tx));
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|event| (Ok(event), rx))
     });
@@ -53,11 +62,17 @@ struct Step {
     ended: bool,
 }
 
-async fn follow_into(path: PathBuf, from: usize, cap: u64, tx: mpsc::Sender<Event>) {
-    let opened = tokio::task::spawn_blocking(move || Tail::open(&path, cap)).await;
-    let mut tail = match opened {
-        Ok(Ok(tail)) => tail,
-        Ok(Err(e)) => return fail(&tx, AppError::from(e).public_message()).await,
+async fn follow_into(
+    at: ReplayAt,
+    stored: Option<ReplayStore>,
+    from: usize,
+    cap: u64,
+    tx: mpsc::Sender<Event>,
+) {
+    let opened = tokio::task::spawn_blocking(move || stored::open(&at, stored.as_ref(), cap)).await;
+    let (mut tail, mut feed) = match opened {
+        Ok(Ok(opened)) => opened,
+        Ok(Err(e)) => return fail(&tx, e.public_message()).await,
         Err(e) => return fail(&tx, AppError::from(e).public_message()).await,
     };
     while !tx.is_closed() {
@@ -85,7 +100,21 @@ async fn follow_into(path: PathBuf, from: usize, cap: u64, tx: mpsc::Sender<Even
             return;
         }
         if idle {
-            tokio::time::sleep(POLL).await;
+            match stored::more(&mut feed, &mut tail).await {
+                Ok(Fed::More) => {}
+                Ok(Fed::NothingYet) if feed.is_some() => tokio::time::sleep(POLL_STORED).await,
+                Ok(Fed::NothingYet) => tokio::time::sleep(POLL).await,
+                // Complete, yet no result record: the match was cut short.
+                Ok(Fed::Over) => {
+                    let _ = tx.send(Event::default().event("end").data("")).await;
+                    return;
+                }
+                Ok(Fed::Replaced) => {
+                    let message = "this match is being played again: reload to follow it";
+                    return fail(&tx, message.to_owned()).await;
+                }
+                Err(e) => return fail(&tx, e.public_message()).await,
+            }
         }
     }
 }

@@ -18,8 +18,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use arbiter_replay::{Header, MatchResult, Replay, ReplayReader, Tick};
 use serde::Serialize;
 
+use arbiter_store::{ReplayKey, ReplayStore};
+
 use crate::error::{AppError, AppResult};
 use crate::record::{Line, classify};
+use crate::stored::{self, Fed, ReplayAt};
 use crate::tail::Tail;
 
 /// Where the replays shown come from.
@@ -269,14 +272,31 @@ fn scan(path: &Path, cap: u64) -> Scan {
 
 fn scan_into(path: &Path, cap: u64, scan: &mut Scan) -> AppResult<()> {
     let mut tail = Tail::open(path, cap)?;
-    let Some(first) = tail.next_line()? else {
-        return Err(AppError::BadReplay("the replay is empty".to_owned()));
-    };
-    let header = ReplayReader::new(first.as_bytes())?.header().clone();
-    scan.header = Some((
-        header.game,
-        header.players.into_iter().map(|p| p.name).collect(),
-    ));
+    scan_more(&mut tail, scan)?;
+    scan.found_header()
+}
+
+impl Scan {
+    fn found_header(&self) -> AppResult<()> {
+        match self.header {
+            Some(_) => Ok(()),
+            None => Err(AppError::BadReplay("the replay is empty".to_owned())),
+        }
+    }
+}
+
+/// Reads on, from where the last call stopped, as far as the tail goes for now.
+fn scan_more(tail: &mut Tail, scan: &mut Scan) -> AppResult<()> {
+    if scan.header.is_none() {
+        let Some(first) = tail.next_line()? else {
+            return Ok(());
+        };
+        let header = ReplayReader::new(first.as_bytes())?.header().clone();
+        scan.header = Some((
+            header.game,
+            header.players.into_iter().map(|p| p.name).collect(),
+        ));
+    }
     loop {
         let number = tail.lines_read() + 1;
         let Some(line) = tail.next_line()? else {
@@ -286,6 +306,25 @@ fn scan_into(path: &Path, cap: u64, scan: &mut Scan) -> AppResult<()> {
             Line::Tick => scan.ticks += 1,
             Line::Result(result) => scan.result = Some(*result),
             Line::Other => {}
+        }
+    }
+}
+
+/// Whether the replay `key` kept in `store` can be served whole: it is read through once, as a
+/// file is (see [`ReplayFiles::check`]), its chunks fetched a few at a time.
+pub async fn check_stored(key: ReplayKey, store: &ReplayStore, cap: u64) -> AppResult<()> {
+    let (mut tail, mut feed) = stored::open(&ReplayAt::Stored(key), Some(store), cap)?;
+    let mut scan = Scan::default();
+    loop {
+        let scanned;
+        (tail, scan, scanned) = tokio::task::spawn_blocking(move || {
+            let scanned = scan_more(&mut tail, &mut scan);
+            (tail, scan, scanned)
+        })
+        .await?;
+        scanned?;
+        if stored::more(&mut feed, &mut tail).await? != Fed::More {
+            return scan.found_header();
         }
     }
 }

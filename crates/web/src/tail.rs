@@ -1,4 +1,5 @@
-//! Reads the complete lines of a replay file that may still be growing, a line at a time.
+//! Reads the complete lines of a replay file that may still be growing, a line at a time; or
+//! of a replay kept in the store, whose bytes are handed in as they arrive ([`Tail::pushed`]).
 //!
 //! The referee flushes each record as a whole line, gzip-compressed or not, while the match is
 //! played. A plain reader stops at the current end of the file, and a gzip reader even fails
@@ -25,14 +26,54 @@ pub const MAX_LINE: usize = 32 << 20;
 /// How much text one read takes from the file or the decoder.
 const CHUNK: usize = 64 << 10;
 
-/// A file read as far as it has been written.
-struct Growing(File);
+/// Where a tail's bytes come from, read as far as they have come: the end of what came so far
+/// answers `WouldBlock`.
+enum Growing {
+    /// A file, as far as it has been written.
+    File(File),
+    /// Bytes handed in with [`Tail::push`] (a replay kept in the store, as it arrives):
+    /// `bytes[start..]` are not read yet.
+    Pushed { bytes: Vec<u8>, start: usize },
+}
 
 impl Read for Growing {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.0.read(buf)? {
+        let read = match self {
+            Growing::File(file) => file.read(buf)?,
+            Growing::Pushed { bytes, start } => {
+                let n = buf.len().min(bytes.len() - *start);
+                buf[..n].copy_from_slice(&bytes[*start..*start + n]);
+                *start += n;
+                n
+            }
+        };
+        match read {
             0 if !buf.is_empty() => Err(io::ErrorKind::WouldBlock.into()),
             n => Ok(n),
+        }
+    }
+}
+
+impl Growing {
+    /// Reads bytes at `offset` without moving on (the first two, to tell gzip from plain).
+    fn peek(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        match self {
+            Growing::File(file) => file.read_at(buf, offset),
+            Growing::Pushed { bytes, start } => {
+                let from = (*start + offset as usize).min(bytes.len());
+                let n = buf.len().min(bytes.len() - from);
+                buf[..n].copy_from_slice(&bytes[from..from + n]);
+                Ok(n)
+            }
+        }
+    }
+
+    /// Appends pushed bytes; those already read are dropped first.
+    fn push(&mut self, more: &[u8]) {
+        if let Growing::Pushed { bytes, start } = self {
+            bytes.drain(..*start);
+            *start = 0;
+            bytes.extend_from_slice(more);
         }
     }
 }
@@ -94,15 +135,38 @@ impl Tail {
             path: path.to_owned(),
             source,
         })?;
-        Ok(Tail {
+        Ok(Tail::of(path, Growing::File(file), cap))
+    }
+
+    /// A tail of bytes handed in with [`Tail::push`], named `name` in errors; at most `cap`
+    /// bytes of text are read.
+    pub fn pushed(name: &Path, cap: u64) -> Tail {
+        let input = Growing::Pushed {
+            bytes: Vec::new(),
+            start: 0,
+        };
+        Tail::of(name, input, cap)
+    }
+
+    fn of(path: &Path, input: Growing, cap: u64) -> Tail {
+        Tail {
             path: path.to_owned(),
-            source: Some(Source::Unknown(Growing(file))),
+            source: Some(Source::Unknown(input)),
             buffer: Vec::new(),
             start: 0,
             lines: 0,
             text: 0,
             cap,
-        })
+        }
+    }
+
+    /// Hands in the next bytes of a [`Tail::pushed`] (nothing for a file's).
+    pub fn push(&mut self, bytes: &[u8]) {
+        match self.source.as_mut() {
+            Some(Source::Unknown(input) | Source::Plain(input)) => input.push(bytes),
+            Some(Source::Gzip(decoder)) => decoder.get_mut().push(bytes),
+            None => {}
+        }
     }
 
     /// The number of lines handed out so far.
@@ -200,7 +264,7 @@ impl Tail {
     /// Looks at the first two bytes, once written, to read the file as gzip or as plain text;
     /// false while they are not.
     fn choose_decoder(&mut self) -> Result<bool, TailError> {
-        let Some(Source::Unknown(Growing(file))) = &self.source else {
+        let Some(Source::Unknown(input)) = &self.source else {
             return Ok(true);
         };
         // Two bytes tell gzip's magic number from the `{` a plain replay starts with; they are
@@ -208,7 +272,7 @@ impl Tail {
         let mut magic = [0u8; 2];
         let mut have = 0;
         while have < magic.len() {
-            match file.read_at(&mut magic[have..], have as u64) {
+            match input.peek(&mut magic[have..], have as u64) {
                 Ok(0) => return Ok(false),
                 Ok(n) => have += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -277,6 +341,28 @@ mod tests {
         assert_eq!(tail.poll().unwrap(), ["three"]);
         assert!(tail.poll().unwrap().is_empty());
         std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn pushed_gzip_bytes_are_read_as_they_come_whatever_their_cut() {
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(b"one\ntwo\n").unwrap();
+        gz.flush().unwrap();
+        gz.write_all(b"three\n").unwrap();
+        let bytes = gz.finish().unwrap();
+        let mut tail = Tail::pushed(Path::new("m00001.jsonl.gz"), u64::MAX);
+        assert!(tail.poll().unwrap().is_empty());
+        tail.push(&bytes[..1]);
+        assert!(tail.poll().unwrap().is_empty());
+        let mut lines = Vec::new();
+        for byte in &bytes[1..] {
+            tail.push(std::slice::from_ref(byte));
+            lines.extend(tail.poll().unwrap());
+        }
+        assert_eq!(lines, ["one", "two", "three"]);
+        let mut plain = Tail::pushed(Path::new("m00002.jsonl"), u64::MAX);
+        plain.push(b"{\"a\":1}\n{");
+        assert_eq!(plain.poll().unwrap(), ["{\"a\":1}"]);
     }
 
     #[test]

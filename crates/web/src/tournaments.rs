@@ -6,13 +6,16 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use arbiter_store::{Contestant, MatchRow, MatchState, StoreError, Tournament, TournamentStore};
+use arbiter_store::{
+    Contestant, MatchRow, MatchState, ReplayStore, StoreError, Tournament, TournamentStore,
+};
 use arbiter_tournament::standings::{self, Table};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::{AppError, AppResult};
 use crate::replays;
+use crate::stored::ReplayAt;
 
 /// How many of a player's slowest answers and faults the player page lists.
 const SLOWEST: usize = 15;
@@ -319,10 +322,25 @@ fn replay_file(t: &Tournament, m: &MatchRow) -> Option<PathBuf> {
     Some(PathBuf::from(dir).join(format!("m{:05}.jsonl.gz", m.id)))
 }
 
-pub async fn match_replay(store: &TournamentStore, id: i64, match_id: i64) -> AppResult<PathBuf> {
+/// Where a match's replay is read: the store's replay of its newest claim if it keeps one (a
+/// match played on any machine), else its file.
+pub async fn match_replay(
+    store: &TournamentStore,
+    stored: Option<&ReplayStore>,
+    id: i64,
+    match_id: i64,
+) -> AppResult<ReplayAt> {
     let t = store.tournament(id).await?;
     let m = find_match(store, id, match_id).await?;
-    replay_file(&t, &m).ok_or_else(|| {
+    let has_replay =
+        m.state == MatchState::Running || m.result.as_ref().is_some_and(|r| r.replay.is_some());
+    if let Some(stored) = stored
+        && has_replay
+        && let Some(replay) = stored.newest(id, match_id).await?
+    {
+        return Ok(ReplayAt::Stored(replay.key));
+    }
+    replay_file(&t, &m).map(ReplayAt::File).ok_or_else(|| {
         AppError::NotFound(format!(
             "match {match_id} has no replay ({})",
             m.state.as_str()
