@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use arbiter_pgtest::Cluster;
 use common::{arbiter, root, run, show_arbiter, temp_dir};
 use serde_json::Value;
 
@@ -24,6 +25,13 @@ impl Db {
     fn sqlite(dir: &Path) -> Db {
         Db {
             target: dir.join("t.db").display().to_string(),
+            replays: dir.join("replays"),
+        }
+    }
+
+    fn postgres(cluster: &Cluster, dir: &Path) -> Db {
+        Db {
+            target: cluster.database("workers"),
             replays: dir.join("replays"),
         }
     }
@@ -360,4 +368,67 @@ fn sqlite_the_workers_finish_a_tournament_whose_coordinator_was_killed() {
 fn sqlite_swiss_rounds_are_paired_once_with_several_workers() {
     let dir = temp_dir("sqlite-swiss");
     swiss_rounds_are_paired_once_with_several_workers(&dir, &Db::sqlite(&dir));
+}
+
+#[test]
+fn postgres_a_coordinator_and_three_workers_score_every_match_once() {
+    let dir = temp_dir("pg-three");
+    let cluster = Cluster::start().unwrap();
+    a_coordinator_and_three_workers_score_every_match_once(&dir, &Db::postgres(&cluster, &dir));
+}
+
+#[test]
+fn postgres_a_killed_worker_s_match_is_played_again_after_its_lease() {
+    let dir = temp_dir("pg-kill-worker");
+    let cluster = Cluster::start().unwrap();
+    let db = Db::postgres(&cluster, &dir);
+    a_killed_worker_s_match_is_played_again_after_its_lease(&dir, &db);
+}
+
+#[test]
+fn postgres_the_workers_finish_a_tournament_whose_coordinator_was_killed() {
+    let dir = temp_dir("pg-kill-coordinator");
+    let cluster = Cluster::start().unwrap();
+    let db = Db::postgres(&cluster, &dir);
+    the_workers_finish_a_tournament_whose_coordinator_was_killed(&dir, &db);
+}
+
+#[test]
+fn postgres_swiss_rounds_are_paired_once_with_several_workers() {
+    let dir = temp_dir("pg-swiss");
+    let cluster = Cluster::start().unwrap();
+    swiss_rounds_are_paired_once_with_several_workers(&dir, &Db::postgres(&cluster, &dir));
+}
+
+/// The server drops every connection of the workers, again and again, while they play: they
+/// reconnect and carry on, and every match is still scored once.
+#[test]
+fn postgres_workers_whose_connections_drop_carry_on() {
+    let dir = temp_dir("pg-drops");
+    let cluster = Cluster::start().unwrap();
+    let db = Db::postgres(&cluster, &dir);
+    let players = dir.join("players");
+    python_player(&players, "p1");
+    python_player(&players, "p2");
+    robot_process(&players, "r", "runner");
+    let id = create(&players, &db, &["--seed", "4"]);
+    let workers: Vec<Child> = (1..=2)
+        .map(|w| worker(&db, &format!("w{w}"), &["--until-idle"]))
+        .collect();
+    running_on(&db, id, "w1");
+    for _ in 0..5 {
+        cluster.terminate_connections("workers");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let logs: Vec<String> = workers.into_iter().map(finished).collect();
+    let rows = matches(&db, id);
+    assert_all_done(&rows, 6);
+    for m in &rows {
+        assert_eq!(m["claim"], 1, "no match changed hands: {m}");
+    }
+    assert!(
+        logs.iter()
+            .any(|log| log.contains("the store is out of reach")),
+        "{logs:?}"
+    );
 }
