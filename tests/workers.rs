@@ -346,6 +346,39 @@ fn swiss_rounds_are_paired_once_with_several_workers(dir: &Path, db: &Db) {
     );
 }
 
+/// A worker started before there is anything to do waits, and plays the tournaments created
+/// later, one after the other.
+fn a_waiting_worker_plays_tournaments_created_later(dir: &Path, db: &Db) {
+    let players = four_robot_processes(dir);
+    // The store exists before the worker (a worker does not create one).
+    let first = create(&players, db, &["--seed", "1"]);
+    let waiting = worker(db, "waiting", &[]);
+    let second = create(&players, db, &["--seed", "2"]);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    for id in [first, second] {
+        while matches(db, id).iter().any(|m| m["state"] != "done") {
+            assert!(Instant::now() < deadline, "tournament {id} was not played");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    kill(waiting);
+    let third = create(&players, db, &["--seed", "3"]);
+    assert!(matches(db, third).iter().all(|m| m["state"] == "queued"));
+}
+
+#[test]
+fn sqlite_a_waiting_worker_plays_tournaments_created_later() {
+    let dir = temp_dir("sqlite-waiting");
+    a_waiting_worker_plays_tournaments_created_later(&dir, &Db::sqlite(&dir));
+}
+
+#[test]
+fn postgres_a_waiting_worker_plays_tournaments_created_later() {
+    let dir = temp_dir("pg-waiting");
+    let cluster = Cluster::start().unwrap();
+    a_waiting_worker_plays_tournaments_created_later(&dir, &Db::postgres(&cluster, &dir));
+}
+
 #[test]
 fn sqlite_a_coordinator_and_three_workers_score_every_match_once() {
     let dir = temp_dir("sqlite-three");

@@ -18,6 +18,9 @@ pub struct Store {
     inner: TournamentStore,
     /// What it was opened with, to open a [`ReplayStore`] on the same database.
     target: String,
+    /// PostgreSQL: the connection that hears of new matches, once [`Store::wait_for_work`]
+    /// has opened it.
+    listener: std::sync::Mutex<Option<sqlx::postgres::PgListener>>,
 }
 
 impl Store {
@@ -33,7 +36,33 @@ impl Store {
             runtime,
             inner,
             target: target.to_owned(),
+            listener: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Waits up to `timeout` for new matches: on PostgreSQL until one is announced (a new
+    /// tournament or round notifies the workers), on SQLite the whole time (workers poll).
+    /// Matches whose workers died are announced by nobody: the timeout is when to look again.
+    pub fn wait_for_work(&self, timeout: std::time::Duration) {
+        if !self.is_postgres() {
+            std::thread::sleep(timeout);
+            return;
+        }
+        let mut listener = self.listener.lock().unwrap_or_else(|e| e.into_inner());
+        self.runtime.block_on(async {
+            if listener.is_none() {
+                *listener = listen(&self.target).await;
+            }
+            match listener.as_mut() {
+                Some(l) => {
+                    if let Ok(Err(_)) = tokio::time::timeout(timeout, l.recv()).await {
+                        // A broken connection: listened for again at the next wait.
+                        *listener = None;
+                    }
+                }
+                None => tokio::time::sleep(timeout).await,
+            }
+        });
     }
 
     /// Whether the store is a PostgreSQL database, which workers on other machines share:
@@ -204,6 +233,14 @@ impl Store {
         let Store { runtime, inner, .. } = self;
         runtime.block_on(inner.close());
     }
+}
+
+/// A connection listening for new matches at the PostgreSQL database `target`; none when it
+/// cannot be had (the caller then waits its timeout).
+async fn listen(target: &str) -> Option<sqlx::postgres::PgListener> {
+    let mut listener = sqlx::postgres::PgListener::connect(target).await.ok()?;
+    listener.listen(crate::WORK_CHANNEL).await.ok()?;
+    Some(listener)
 }
 
 /// Whether a store's target names a PostgreSQL database.
