@@ -468,27 +468,27 @@ impl Coordinator<'_> {
             lease_ms(self.options),
             self.options.scope,
         );
-        let Some(claimed) = self.call(|s| s.claim(worker, lease, scope))? else {
-            return Ok(None);
-        };
-        let key = Key {
-            tournament: claimed.tournament,
-            id: claimed.row.id,
-            claim: claimed.row.claim,
-        };
-        match self.job(key, &claimed.row) {
-            Ok(job) => {
-                self.running.insert(key, (claimed.row, job.replay.clone()));
-                Ok(Some(job))
-            }
-            // A tournament this worker cannot play (its settings, a player): the match is
-            // Arbiter's trouble, tried by another worker or failed, and the next one is tried.
-            Err(error) => {
-                self.running.insert(key, (claimed.row, PathBuf::new()));
-                self.hand_in_failure(key, error.to_string())?;
-                self.claim()
+        while let Some(claimed) = self.call(|s| s.claim(worker, lease, scope))? {
+            let key = Key {
+                tournament: claimed.tournament,
+                id: claimed.row.id,
+                claim: claimed.row.claim,
+            };
+            match self.job(key, &claimed.row) {
+                Ok(job) => {
+                    self.running.insert(key, (claimed.row, job.replay.clone()));
+                    return Ok(Some(job));
+                }
+                // A tournament this worker cannot play (its settings, a player's program): the
+                // match is Arbiter's trouble, tried by another worker or failed, and the next
+                // one is claimed.
+                Err(error) => {
+                    self.running.insert(key, (claimed.row, PathBuf::new()));
+                    self.hand_in_failure(key, error.to_string())?;
+                }
             }
         }
+        Ok(None)
     }
 
     fn job(&mut self, key: Key, row: &MatchRow) -> Result<Job, TournamentError> {

@@ -192,10 +192,10 @@ impl Server {
     }
 
     /// Opens the replays kept in the store at `target` (as [`ReplayStore::open`]) on this
-    /// runtime, on a connection of their own.
+    /// runtime, on a connection of their own, to read them: it need not be writable.
     pub fn open_replays(&self, target: &str) -> Result<ReplayStore, StoreError> {
         self.runtime
-            .block_on(ReplayStore::open(target, Presence::MayCreate))
+            .block_on(ReplayStore::open(target, Presence::ReadOnly))
     }
 
     /// Serves [`app`] on `addr` within `limits` until the process ends; `ready` is told the
