@@ -453,15 +453,13 @@ fn postgres_workers_whose_connections_drop_carry_on() {
         cluster.terminate_connections("workers");
         std::thread::sleep(Duration::from_millis(300));
     }
-    let logs: Vec<String> = workers.into_iter().map(finished).collect();
+    // A cut connection is found when the pool hands it out again, and replaced.
+    for w in workers {
+        finished(w);
+    }
     let rows = matches(&db, id);
     assert_all_done(&rows, 6);
     for m in &rows {
         assert_eq!(m["claim"], 1, "no match changed hands: {m}");
     }
-    assert!(
-        logs.iter()
-            .any(|log| log.contains("the store is out of reach")),
-        "{logs:?}"
-    );
 }

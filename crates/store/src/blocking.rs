@@ -14,13 +14,27 @@ use crate::{
 
 /// [`TournamentStore`], blocking: the same methods, each waiting for its answer.
 pub struct Store {
+    /// PostgreSQL: the connection that hears of new matches, once [`Store::wait_for_work`]
+    /// has opened it. Before the runtime, so that it is dropped first.
+    listener: std::sync::Mutex<Listener>,
     runtime: tokio::runtime::Runtime,
     inner: TournamentStore,
     /// What it was opened with, to open a [`ReplayStore`] on the same database.
     target: String,
-    /// PostgreSQL: the connection that hears of new matches, once [`Store::wait_for_work`]
-    /// has opened it.
-    listener: std::sync::Mutex<Option<sqlx::postgres::PgListener>>,
+}
+
+/// A PostgreSQL listener, and the runtime its connection lives on: dropping the listener
+/// spawns its connection's closing, which needs the runtime entered.
+struct Listener {
+    runtime: tokio::runtime::Handle,
+    inner: Option<sqlx::postgres::PgListener>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _entered = self.runtime.enter();
+        self.inner.take();
+    }
 }
 
 impl Store {
@@ -33,10 +47,13 @@ impl Store {
             .map_err(StoreError::io("starting the store's runtime"))?;
         let inner = runtime.block_on(TournamentStore::open(target, presence))?;
         Ok(Store {
+            listener: std::sync::Mutex::new(Listener {
+                runtime: runtime.handle().clone(),
+                inner: None,
+            }),
             runtime,
             inner,
             target: target.to_owned(),
-            listener: std::sync::Mutex::new(None),
         })
     }
 
@@ -49,6 +66,7 @@ impl Store {
             return;
         }
         let mut listener = self.listener.lock().unwrap_or_else(|e| e.into_inner());
+        let listener = &mut listener.inner;
         self.runtime.block_on(async {
             if listener.is_none() {
                 *listener = listen(&self.target).await;
@@ -230,7 +248,13 @@ impl Store {
 
     /// Closes the connection, waiting for it to finish.
     pub fn close(self) {
-        let Store { runtime, inner, .. } = self;
+        let Store {
+            listener,
+            runtime,
+            inner,
+            ..
+        } = self;
+        drop(listener);
         runtime.block_on(inner.close());
     }
 }

@@ -58,6 +58,8 @@ pub struct Counts {
     pub done: usize,
     /// Failed for good.
     pub failed: usize,
+    /// The last round paired so far, by its matches or its bye (0 before any).
+    pub last_round: u32,
 }
 
 impl Counts {
@@ -310,7 +312,18 @@ impl TournamentStore {
         .bind(tournament)
         .fetch_all(&self.pool)
         .await?;
-        let mut counts = Counts::default();
+        let last: Option<i64> = sqlx::query(
+            "SELECT MAX(r) FROM (SELECT MAX(round) AS r FROM matches WHERE tournament_id = $1 \
+             UNION ALL SELECT MAX(round) FROM byes WHERE tournament_id = $1) AS rounds",
+        )
+        .bind(tournament)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get(0)?;
+        let mut counts = Counts {
+            last_round: last.unwrap_or(0) as u32,
+            ..Counts::default()
+        };
         for row in rows {
             let state: String = row.try_get(0)?;
             let n = row.try_get::<i64, _>(1)? as usize;

@@ -698,17 +698,8 @@ impl Coordinator<'_> {
         let known = self.known(tournament)?;
         let mut total = counts.total();
         if known.t.format == Format::Swiss {
-            let rows = self.call(|s| s.matches(tournament))?;
-            let byes = self.call(|s| s.byes(tournament))?;
-            let known = &self.known[&tournament];
-            let paired = rows
-                .iter()
-                .map(|m| m.round)
-                .chain(byes.iter().map(|b| b.0))
-                .max()
-                .unwrap_or(0);
-            let players = playing(&known.players).len();
-            total += known.t.rounds.saturating_sub(paired) as usize * swiss_round_size(players);
+            let unpaired = known.t.rounds.saturating_sub(counts.last_round) as usize;
+            total += unpaired * swiss_round_size(playing(&known.players).len());
         }
         (self.on_event)(PoolEvent::Progress {
             tournament,
