@@ -366,72 +366,38 @@ fn a_waiting_worker_plays_tournaments_created_later(dir: &Path, db: &Db) {
     assert!(matches(db, third).iter().all(|m| m["state"] == "queued"));
 }
 
-#[test]
-fn sqlite_a_waiting_worker_plays_tournaments_created_later() {
-    let dir = temp_dir("sqlite-waiting");
-    a_waiting_worker_plays_tournaments_created_later(&dir, &Db::sqlite(&dir));
+/// Two tests of a scenario: on a SQLite file, and on a PostgreSQL cluster of its own.
+macro_rules! on_both_stores {
+    ($($scenario:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[test]
+                fn $scenario() {
+                    let dir = super::temp_dir(concat!("sqlite-", stringify!($scenario)));
+                    super::$scenario(&dir, &super::Db::sqlite(&dir));
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[test]
+                fn $scenario() {
+                    let dir = super::temp_dir(concat!("pg-", stringify!($scenario)));
+                    let cluster = super::Cluster::start().unwrap();
+                    super::$scenario(&dir, &super::Db::postgres(&cluster, &dir));
+                }
+            )*
+        }
+    };
 }
 
-#[test]
-fn postgres_a_waiting_worker_plays_tournaments_created_later() {
-    let dir = temp_dir("pg-waiting");
-    let cluster = Cluster::start().unwrap();
-    a_waiting_worker_plays_tournaments_created_later(&dir, &Db::postgres(&cluster, &dir));
-}
-
-#[test]
-fn sqlite_a_coordinator_and_three_workers_score_every_match_once() {
-    let dir = temp_dir("sqlite-three");
-    a_coordinator_and_three_workers_score_every_match_once(&dir, &Db::sqlite(&dir));
-}
-
-#[test]
-fn sqlite_a_killed_worker_s_match_is_played_again_after_its_lease() {
-    let dir = temp_dir("sqlite-kill-worker");
-    a_killed_worker_s_match_is_played_again_after_its_lease(&dir, &Db::sqlite(&dir));
-}
-
-#[test]
-fn sqlite_the_workers_finish_a_tournament_whose_coordinator_was_killed() {
-    let dir = temp_dir("sqlite-kill-coordinator");
-    the_workers_finish_a_tournament_whose_coordinator_was_killed(&dir, &Db::sqlite(&dir));
-}
-
-#[test]
-fn sqlite_swiss_rounds_are_paired_once_with_several_workers() {
-    let dir = temp_dir("sqlite-swiss");
-    swiss_rounds_are_paired_once_with_several_workers(&dir, &Db::sqlite(&dir));
-}
-
-#[test]
-fn postgres_a_coordinator_and_three_workers_score_every_match_once() {
-    let dir = temp_dir("pg-three");
-    let cluster = Cluster::start().unwrap();
-    a_coordinator_and_three_workers_score_every_match_once(&dir, &Db::postgres(&cluster, &dir));
-}
-
-#[test]
-fn postgres_a_killed_worker_s_match_is_played_again_after_its_lease() {
-    let dir = temp_dir("pg-kill-worker");
-    let cluster = Cluster::start().unwrap();
-    let db = Db::postgres(&cluster, &dir);
-    a_killed_worker_s_match_is_played_again_after_its_lease(&dir, &db);
-}
-
-#[test]
-fn postgres_the_workers_finish_a_tournament_whose_coordinator_was_killed() {
-    let dir = temp_dir("pg-kill-coordinator");
-    let cluster = Cluster::start().unwrap();
-    let db = Db::postgres(&cluster, &dir);
-    the_workers_finish_a_tournament_whose_coordinator_was_killed(&dir, &db);
-}
-
-#[test]
-fn postgres_swiss_rounds_are_paired_once_with_several_workers() {
-    let dir = temp_dir("pg-swiss");
-    let cluster = Cluster::start().unwrap();
-    swiss_rounds_are_paired_once_with_several_workers(&dir, &Db::postgres(&cluster, &dir));
-}
+on_both_stores!(
+    a_waiting_worker_plays_tournaments_created_later,
+    a_coordinator_and_three_workers_score_every_match_once,
+    a_killed_worker_s_match_is_played_again_after_its_lease,
+    the_workers_finish_a_tournament_whose_coordinator_was_killed,
+    swiss_rounds_are_paired_once_with_several_workers,
+);
 
 /// The server drops every connection of the workers, again and again, while they play: they
 /// reconnect and carry on, and every match is still scored once.

@@ -91,14 +91,7 @@ mod tests {
 
     use super::*;
     use crate::schedule::Format;
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-programs-t-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::scratch_dir as scratch;
 
     /// A player folder whose program prints a line of a file of its folder.
     fn player_folder(dir: &Path) -> Contestant {

@@ -249,14 +249,7 @@ mod tests {
     use super::*;
     use crate::arena::GameArena;
     use crate::pool::Arena;
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-upload-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::scratch_dir as scratch;
 
     /// A tournament with one match in the store at `target`; the match's key, claim 1.
     fn one_match(target: &str) -> ReplayKey {
