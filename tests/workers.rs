@@ -173,6 +173,15 @@ fn kill(mut child: Child) {
     child.wait().unwrap();
 }
 
+/// Two Python starters and a robot: six matches, each long enough to kill a worker in it.
+fn slow_players(dir: &Path) -> PathBuf {
+    let players = dir.join("players");
+    python_player(&players, "p1");
+    python_player(&players, "p2");
+    robot_process(&players, "r", "runner");
+    players
+}
+
 const ROUND_ROBIN: &[&str] = &["--seed", "11", "--rounds", "2"];
 
 fn four_robot_processes(dir: &Path) -> PathBuf {
@@ -227,10 +236,7 @@ fn a_coordinator_and_three_workers_score_every_match_once(dir: &Path, db: &Db) {
 }
 
 fn a_killed_worker_s_match_is_played_again_after_its_lease(dir: &Path, db: &Db) {
-    let players = dir.join("players");
-    python_player(&players, "p1");
-    python_player(&players, "p2");
-    robot_process(&players, "r", "runner");
+    let players = slow_players(dir);
     let id = create(&players, db, &["--seed", "5"]);
     let doomed = worker(db, "doomed", &["--lease", "2"]);
     let lost = running_on(db, id, "doomed");
@@ -264,10 +270,7 @@ fn a_killed_worker_s_match_is_played_again_after_its_lease(dir: &Path, db: &Db) 
 }
 
 fn the_workers_finish_a_tournament_whose_coordinator_was_killed(dir: &Path, db: &Db) {
-    let players = dir.join("players");
-    python_player(&players, "p1");
-    python_player(&players, "p2");
-    robot_process(&players, "r", "runner");
+    let players = slow_players(dir);
     let coordinator = tournament_run(
         &players,
         db,
@@ -406,10 +409,7 @@ fn postgres_workers_whose_connections_drop_carry_on() {
     let dir = temp_dir("pg-drops");
     let cluster = Cluster::start().unwrap();
     let db = Db::postgres(&cluster, &dir);
-    let players = dir.join("players");
-    python_player(&players, "p1");
-    python_player(&players, "p2");
-    robot_process(&players, "r", "runner");
+    let players = slow_players(&dir);
     let id = create(&players, &db, &["--seed", "4"]);
     let workers: Vec<Child> = (1..=2)
         .map(|w| worker(&db, &format!("w{w}"), &["--until-idle"]))
