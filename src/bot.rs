@@ -1,8 +1,9 @@
 use std::io::{BufRead, Write};
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use arbiter_catalog::{Catalog, CatalogGame, Visit};
-use arbiter_games::{ClientEvent, Framing};
+use arbiter_catalog::{Catalog, CatalogGame, TimeLimits, Visit};
+use arbiter_games::{ClientEvent, Framing, OwnClock, TimeControl};
 use clap::Args;
 
 #[derive(Args)]
@@ -10,7 +11,7 @@ pub struct BotArgs {
     /// The game.
     #[arg(index = 1)]
     game: String,
-    /// The robot (Quoridor: random, runner or blocker).
+    /// The robot; an unknown name is answered with the list of the game's robots.
     #[arg(index = 2)]
     name: String,
     /// Seed of the robot's own random choices.
@@ -27,12 +28,17 @@ pub struct BotArgs {
     /// if not given, which other users of the machine cannot see.
     #[arg(long)]
     password: Option<String>,
+    /// The match's time control, which the protocols do not tell a bot; the game's own
+    /// without these flags. Robots that search spend their time by it.
+    #[command(flatten)]
+    time: TimeLimits,
 }
 
 /// A robot of the game named, playing through `input` and `output`.
 struct Bot<'a, I, O> {
     name: &'a str,
     seed: u64,
+    time: Option<TimeControl>,
     input: I,
     output: O,
 }
@@ -41,11 +47,12 @@ impl<I: BufRead, O: Write> Visit for Bot<'_, I, O> {
     type Output = Result<()>;
 
     fn visit<G: CatalogGame>(self) -> Result<()> {
-        play::<G>(self.name, self.seed, self.input, self.output)
+        play::<G>(self.name, self.seed, self.time, self.input, self.output)
     }
 }
 
 pub fn run<C: Catalog>(args: BotArgs) -> Result<()> {
+    let time = args.time.time_control()?;
     match &args.connect {
         Some(addr) => {
             let team = args.team.as_deref().expect("clap requires --team");
@@ -63,6 +70,7 @@ pub fn run<C: Catalog>(args: BotArgs) -> Result<()> {
             let bot = Bot {
                 name: &args.name,
                 seed: args.seed,
+                time,
                 input: reader,
                 output: writer,
             };
@@ -74,6 +82,7 @@ pub fn run<C: Catalog>(args: BotArgs) -> Result<()> {
             let bot = Bot {
                 name: &args.name,
                 seed: args.seed,
+                time,
                 input: stdin,
                 output: stdout,
             };
@@ -116,9 +125,11 @@ fn login(
 fn play<G: CatalogGame>(
     name: &str,
     seed: u64,
+    time: Option<TimeControl>,
     input: impl BufRead,
     mut stdout: impl Write,
 ) -> Result<()> {
+    let mut clock = OwnClock::new(time.unwrap_or(G::PROTOCOL.time));
     let Some(mut robot) = G::robot(name, seed) else {
         bail!(
             "no robot named {name:?} for {}; there are: {}",
@@ -140,7 +151,15 @@ fn play<G: CatalogGame>(
                 stdout.flush()?;
             }
             ClientEvent::YourTurn(game) => {
-                let action = robot.choose(&game);
+                let turn = clock.start(Instant::now());
+                let action = robot.choose_in_time(&game, &turn);
+                // Before the answer, so that the referee files the log under this turn.
+                let log = robot.take_log();
+                if !log.is_empty() {
+                    let mut stderr = std::io::stderr().lock();
+                    stderr.write_all(log.as_bytes())?;
+                    stderr.flush()?;
+                }
                 answer.clear();
                 game.format_action(action, &mut answer);
                 answer.push('\n');
@@ -150,6 +169,7 @@ fn play<G: CatalogGame>(
                 }
                 stdout.write_all(answer.as_bytes())?;
                 stdout.flush()?;
+                clock.answered(&turn, Instant::now());
                 G::client_played(&mut client, action);
             }
         }

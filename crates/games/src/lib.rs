@@ -18,7 +18,7 @@ pub mod record;
 pub use record::Recorded;
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Index of a seat in a match, `0..num_players`.
 pub type PlayerId = usize;
@@ -355,6 +355,96 @@ pub enum SessionMode {
 pub trait Robot<G: Game>: Send {
     /// Chooses an action for the player on turn in `game`, which has at least one legal action.
     fn choose(&mut self, game: &G) -> G::Action;
+
+    /// Chooses under the match's clock. Robots that search spend part of the time `clock`
+    /// says is left; the others answer at once, as [`Robot::choose`] does.
+    fn choose_in_time(&mut self, game: &G, clock: &Clock) -> G::Action {
+        let _ = clock;
+        self.choose(game)
+    }
+
+    /// What the robot has to say about its last choice, as a bot writes it to stderr (its
+    /// plan, its evaluation, `#draw` lines), so that the viewer shows a robot's thinking as
+    /// it shows a program's. Empty by default.
+    fn take_log(&mut self) -> String {
+        String::new()
+    }
+}
+
+/// What a robot knows of its time for one answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// When the request was made: the referee's clock started then.
+    pub started: Instant,
+    /// When the referee stops waiting: the whole bank under [`TimeControl::Bank`], the reply's
+    /// limit under [`TimeControl::PerReply`].
+    pub deadline: Instant,
+    /// The match's time control, by which a robot spreads a bank over the turns to come.
+    pub control: TimeControl,
+}
+
+impl Clock {
+    /// The time left until the deadline.
+    pub fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+}
+
+/// A bot's own account of its time, kept as the referee keeps it: the wire protocols do not
+/// tell a bot its bank, so a robot run as a process (`arbiter bot`) counts for itself from
+/// the moment each request is complete. It cannot see the time the request spent in the pipe,
+/// so a robot keeps a margin.
+#[derive(Clone, Debug)]
+pub struct OwnClock {
+    control: TimeControl,
+    bank: Duration,
+    requests: u32,
+}
+
+impl OwnClock {
+    /// A clock for a match under `control`, before its first request.
+    pub fn new(control: TimeControl) -> Self {
+        let bank = match control {
+            TimeControl::Bank { initial, .. } => initial,
+            TimeControl::PerReply { .. } => Duration::ZERO,
+        };
+        OwnClock {
+            control,
+            bank,
+            requests: 0,
+        }
+    }
+
+    /// The clock of a request completed at `now` (its bank credited, as the referee does).
+    pub fn start(&mut self, now: Instant) -> Clock {
+        let allowed = match self.control {
+            TimeControl::Bank { increment, .. } => {
+                self.bank += increment;
+                self.bank
+            }
+            TimeControl::PerReply { limit, first_extra } => {
+                limit
+                    + if self.requests == 0 {
+                        first_extra
+                    } else {
+                        Duration::ZERO
+                    }
+            }
+        };
+        self.requests += 1;
+        Clock {
+            started: now,
+            deadline: now + allowed,
+            control: self.control,
+        }
+    }
+
+    /// Charges the answer given at `now` to the bank of `clock`'s request.
+    pub fn answered(&mut self, clock: &Clock, now: Instant) {
+        if let TimeControl::Bank { .. } = self.control {
+            self.bank = clock.deadline.saturating_duration_since(now);
+        }
+    }
 }
 
 /// What a bot learns from one line the referee sent it.
@@ -379,4 +469,38 @@ pub trait WireClient: Wire {
     /// Tells the client which action the bot answered with, for protocols that do not send a
     /// bot its own moves back (Domino sends only the opponent's).
     fn client_played(_client: &mut Self::Client, _action: Self::Action) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_own_clock_keeps_the_bank_as_the_referee_does() {
+        let ms = Duration::from_millis;
+        let mut clock = OwnClock::new(TimeControl::Bank {
+            initial: ms(1000),
+            increment: ms(30),
+        });
+        let t0 = Instant::now();
+        let first = clock.start(t0);
+        assert_eq!(first.deadline - t0, ms(1030));
+        clock.answered(&first, t0 + ms(400));
+        let second = clock.start(t0 + ms(500));
+        assert_eq!(second.deadline - (t0 + ms(500)), ms(660));
+    }
+
+    #[test]
+    fn an_own_clock_gives_the_start_up_extra_to_the_first_reply_only() {
+        let ms = Duration::from_millis;
+        let mut clock = OwnClock::new(TimeControl::PerReply {
+            limit: ms(1000),
+            first_extra: ms(500),
+        });
+        let t0 = Instant::now();
+        let first = clock.start(t0);
+        assert_eq!(first.deadline - t0, ms(1500));
+        clock.answered(&first, t0 + ms(900));
+        assert_eq!(clock.start(t0).deadline - t0, ms(1000));
+    }
 }

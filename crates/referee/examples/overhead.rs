@@ -85,7 +85,7 @@ fn median_start(exe: &str, sandbox: Option<&Sandbox>) -> Duration {
             Seat::<Quoridor>::send(&mut seat, &starts[0]).unwrap();
             let game = game(2);
             let reply = seat.request(
-                Ask::Turn(&game),
+                Ask::Turn(&game, Quoridor::PROTOCOL.time),
                 &messages[0].1,
                 Instant::now() + Duration::from_secs(10),
                 &mut Vec::new(),

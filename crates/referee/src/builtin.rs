@@ -3,9 +3,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
-use arbiter_games::{Robot, Wire};
+use arbiter_games::{Clock, Robot, Wire};
 
-use crate::seat::{Ask, Discarded, Down, ExitInfo, Line, Reply, Seat, SeatKind};
+use crate::seat::{Ask, Discarded, Down, ExitInfo, Line, Reply, Seat, SeatKind, cap_log};
 
 /// A robot in process as a seat: it answers from the position, never from text.
 pub struct BuiltinSeat<G> {
@@ -44,14 +44,14 @@ impl<G: Wire> Seat<G> for BuiltinSeat<G> {
         &mut self,
         ask: Ask<'_, G>,
         _message: &str,
-        _deadline: Instant,
+        deadline: Instant,
         _discarded: &mut Vec<Discarded>,
     ) -> Reply {
         if let Some(down) = &self.down {
             return Reply::Down(down.clone());
         }
-        let game = match ask {
-            Ask::Turn(game) => game,
+        let (game, control) = match ask {
+            Ask::Turn(game, control) => (game, control),
             Ask::Ack(ack) => {
                 return Reply::Answer(Line {
                     text: ack.to_owned(),
@@ -61,7 +61,12 @@ impl<G: Wire> Seat<G> for BuiltinSeat<G> {
             }
         };
         // A robot bug must cost that robot the match, not bring the referee down.
-        match catch_unwind(AssertUnwindSafe(|| self.robot.choose(game))) {
+        let clock = Clock {
+            started: Instant::now(),
+            deadline,
+            control,
+        };
+        match catch_unwind(AssertUnwindSafe(|| self.robot.choose_in_time(game, &clock))) {
             Ok(action) => {
                 let mut text = String::new();
                 game.format_action(action, &mut text);
@@ -87,7 +92,9 @@ impl<G: Wire> Seat<G> for BuiltinSeat<G> {
     }
 
     fn take_log(&mut self) -> String {
-        String::new()
+        let mut log = self.robot.take_log();
+        cap_log(&mut log);
+        log
     }
 
     fn close(&mut self, _deadline: Instant) -> ExitInfo {

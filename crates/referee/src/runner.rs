@@ -410,7 +410,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         let sent_at = Instant::now();
         let ask = match ack {
             Some(ack) => Ask::Ack(ack),
-            None => Ask::Turn(&self.game),
+            None => Ask::Turn(&self.game, self.time),
         };
         let reply = state
             .seat

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Instant;
 
-use arbiter_games::Wire;
+use arbiter_games::{TimeControl, Wire};
 use arbiter_sandbox::Limit;
 use serde::Serialize;
 
@@ -58,8 +58,8 @@ pub trait Seat<G: Wire>: Send {
 
 /// What a request asks, for seats that do not read the text (robots in process).
 pub enum Ask<'a, G> {
-    /// An action in this position.
-    Turn(&'a G),
+    /// An action in this position, under the match's time control.
+    Turn(&'a G, TimeControl),
     /// This acknowledgement of a start message.
     Ack(&'static str),
 }
@@ -68,6 +68,14 @@ pub enum Ask<'a, G> {
 pub const LOG_CAP: usize = 2000;
 /// What follows a log cut at [`LOG_CAP`] characters, byte for byte as the public judge wrote it.
 pub const LOG_TRIMMED: &str = "...\n[[bot log trimmed to 2KB]]";
+
+/// Cuts a log written in one piece (a robot's) as a process's stderr is cut.
+pub(crate) fn cap_log(log: &mut String) {
+    if let Some((end, _)) = log.char_indices().nth(LOG_CAP) {
+        log.truncate(end);
+        log.push_str(LOG_TRIMMED);
+    }
+}
 /// Longest answer line kept; the rest of a longer line is dropped and the answer is malformed.
 pub const MAX_LINE: usize = 65536;
 

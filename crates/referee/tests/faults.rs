@@ -318,7 +318,7 @@ fn a_request_to_a_full_pipe_times_out_instead_of_blocking() {
     let start = Instant::now();
     let reply = Seat::<Quoridor>::request(
         &mut seat,
-        Ask::Turn(&game),
+        Ask::Turn(&game, Quoridor::PROTOCOL.time),
         &huge,
         start + Duration::from_millis(200),
         &mut Vec::new(),
