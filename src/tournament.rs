@@ -234,6 +234,7 @@ impl Visit for RunNew {
             time: args.time,
             sandbox: args.sandbox.policy(),
             max_program_mb: args.max_program_mb,
+            sprt: None,
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;
@@ -264,7 +265,7 @@ impl Visit for StoredArena<'_> {
     }
 }
 
-fn print_note(note: Note<'_>) {
+pub(crate) fn print_note(note: Note<'_>) {
     match note {
         Note::Skipped(p) => errln!(
             "skipping {}: {}",

@@ -205,7 +205,7 @@ impl Sprt {
             }
         }
         for (name, value) in [("elo0", elo0), ("elo1", elo1)] {
-            if !(value.abs() <= MAX_ELO) {
+            if !(value.is_finite() && value.abs() <= MAX_ELO) {
                 return Err(SprtError::Elo { name, value });
             }
         }
@@ -351,7 +351,8 @@ impl Estimate {
         let sigma = (var / n).sqrt();
         let elo = |score: f64| {
             let score = score.clamp(SCORE_CLAMP, 1.0 - SCORE_CLAMP);
-            -400.0 * (1.0 / score - 1.0).log10()
+            // + 0.0 turns the −0 of an even score into 0.
+            -400.0 * (1.0 / score - 1.0).log10() + 0.0
         };
         Estimate {
             elo: elo(score),

@@ -18,6 +18,17 @@ pub struct GameArena<G: CatalogGame> {
     players: usize,
     config: MatchConfig,
     sandbox: Option<Sandbox>,
+    boards: Boards,
+}
+
+/// Which board a game that draws its board (Domino) plays a match on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Boards {
+    /// One per pairing of players, the same for both seat orders and every round.
+    PerPairing,
+    /// One per match seed, as `arbiter play` draws it: an SPRT's pair of games shares its seed,
+    /// so its board, and each pair has its own.
+    PerSeed,
 }
 
 impl<G: CatalogGame> GameArena<G> {
@@ -38,15 +49,30 @@ impl<G: CatalogGame> GameArena<G> {
                 ..MatchConfig::default()
             },
             sandbox,
+            boards: Boards::PerPairing,
         })
+    }
+
+    /// The same arena, drawing a board from each match's seed when the settings give none.
+    pub fn with_a_board_per_seed(self) -> Self {
+        GameArena {
+            boards: Boards::PerSeed,
+            ..self
+        }
     }
 
     /// The settings of a match between `seats`: a game that draws its board (Domino) draws
     /// one per pairing, the same for both of its games (either seat order), as the Polish
     /// judge plays them.
-    fn settings_for(&self, seats: &[SeatSpec]) -> G::Settings {
+    fn settings_for(&self, seats: &[SeatSpec], match_seed: u64) -> G::Settings {
         let mut settings = self.settings.clone();
         if !G::draws_board(&settings) {
+            return settings;
+        }
+        if self.boards == Boards::PerSeed {
+            if let Some(seed) = G::board_seed(&mut settings) {
+                seed.get_or_insert(match_seed);
+            }
             return settings;
         }
         if let Some(seed) = G::board_seed(&mut settings) {
@@ -74,7 +100,7 @@ impl<G: CatalogGame> Arena for GameArena<G> {
         seed: u64,
         replay: &Path,
     ) -> Result<MatchReport, PlayFailure> {
-        let settings = self.settings_for(seats);
+        let settings = self.settings_for(seats, seed);
         play_to_replay::<G>(MatchPlan {
             start: Start::Settings(&settings),
             seats: seats.iter().cloned().map(SeatPlan::Spec).collect(),
