@@ -269,7 +269,7 @@ fn play(
                 return;
             };
             let tally = plan.tally(&matches);
-            if last_rounds != Some(tally.rounds) {
+            if tally.rounds > 0 && last_rounds != Some(tally.rounds) {
                 errln!("{}", progress_line(&tally.status));
                 last_rounds = Some(tally.rounds);
             }

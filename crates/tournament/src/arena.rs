@@ -151,3 +151,39 @@ fn classify(error: PlayError) -> PlayFailure {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_catalog::domino::DominoSettings;
+    use arbiter_games::domino::Domino;
+
+    fn seats(a: &str, b: &str) -> Vec<SeatSpec> {
+        [a, b]
+            .map(|name| SeatSpec::Builtin { name: name.into() })
+            .to_vec()
+    }
+
+    #[test]
+    fn a_tournament_draws_a_board_per_pairing_and_an_sprt_one_per_seed() {
+        let settings = DominoSettings {
+            board_seed: Some(3),
+            ..DominoSettings::default()
+        };
+        let time = TimeLimits::default();
+        let pairing = GameArena::<Domino>::new(settings, &time, None).unwrap();
+        let board = |arena: &GameArena<Domino>, seats: &[SeatSpec], seed| {
+            arena.settings_for(seats, seed).board_seed
+        };
+        let (ab, ba) = (seats("random", "parity"), seats("parity", "random"));
+        assert_eq!(board(&pairing, &ab, 1), board(&pairing, &ba, 2));
+        assert_eq!(board(&pairing, &ab, 1), board(&pairing, &ab, 9));
+        let per_seed = GameArena::<Domino>::new(DominoSettings::default(), &time, None)
+            .unwrap()
+            .with_a_board_per_seed();
+        // The two games of a pair share their seed, so their board; the next pair has its own.
+        assert_eq!(board(&per_seed, &ab, 41), Some(41));
+        assert_eq!(board(&per_seed, &ba, 41), Some(41));
+        assert_eq!(board(&per_seed, &ab, 42), Some(42));
+    }
+}

@@ -230,6 +230,63 @@ mod tests {
         assert_eq!(plan(5).rounds(), 3);
     }
 
+    fn standing(matches: Vec<MatchRow>) -> Standing {
+        Standing {
+            matches,
+            byes: vec![],
+            rated: 0,
+        }
+    }
+
+    fn queued(m: &NewMatch) -> MatchRow {
+        MatchRow {
+            state: MatchState::Queued,
+            result: None,
+            ..played(m, [0.0, 0.0])
+        }
+    }
+
+    #[test]
+    fn rounds_are_queued_ahead_until_the_test_decides() {
+        let p = plan(1000);
+        let t = Tournament {
+            id: 1,
+            game: "quoridor".into(),
+            format: arbiter_store::Format::Sprt,
+            seed: 4,
+            rounds: p.rounds(),
+            players_per_match: 2,
+            settings: serde_json::Value::Null,
+            created: 0,
+            finished: None,
+            max_attempts: 3,
+        };
+        let players: Vec<Contestant> = ["random", "random#2"].map(Contestant::builtin).to_vec();
+        // Round 1 of 3 played, A losing everything: one more round queued behind round 3.
+        let new = p.matches(t.seed, 1..=ROUNDS_AHEAD);
+        let mut rows: Vec<MatchRow> = new.iter().map(queued).collect();
+        for (i, m) in new.iter().enumerate().take(4) {
+            rows[i] = played(m, if i % 2 == 0 { [0.0, 1.0] } else { [1.0, 0.0] });
+        }
+        let advance = p.advance(&t, &players, &standing(rows.clone()));
+        assert!(!advance.finished && !advance.drop_queued);
+        let round = advance.round.expect("a round queued");
+        assert_eq!(round.matches, p.matches(t.seed, 4..=4));
+        assert_eq!(advance.ratings.len(), 1, "round 1's ratings");
+        // Enough lost pairs: H0, the end, the queued pairs dropped.
+        let many = p.matches(t.seed, 1..=40);
+        let lost: Vec<MatchRow> = many
+            .iter()
+            .enumerate()
+            .map(|(i, m)| played(m, if i % 2 == 0 { [0.0, 1.0] } else { [1.0, 0.0] }))
+            .collect();
+        let advance = p.advance(&t, &players, &standing(lost.clone()));
+        assert!(advance.finished && advance.drop_queued && advance.round.is_none());
+        let tally = p.tally(&lost);
+        assert_eq!(tally.status.verdict, Verdict::H0);
+        assert!(tally.rounds < 40, "stopped at the first round that decided");
+    }
+
     #[test]
     fn only_complete_pairs_of_complete_rounds_count() {
         let p = plan(100);
