@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use arbiter_pgtest::Cluster;
 use common::{arbiter, run, show_arbiter, temp_dir};
 use serde_json::Value;
 
@@ -225,6 +226,55 @@ fn a_killed_test_resumes_and_counts_every_pair_once() {
     let ids: BTreeSet<i64> = rows.iter().map(|m| m["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, (1..=240).collect(), "each match once");
     assert!(rows.iter().all(|m| m["state"] == "done"));
+}
+
+/// On PostgreSQL, `arbiter worker` processes help an SPRT as they help any tournament: both
+/// play its games, each once.
+#[test]
+fn a_worker_helps_an_sprt_on_postgresql() {
+    let dir = temp_dir("pg");
+    let cluster = Cluster::start().unwrap();
+    let url = cluster.database("sprt");
+    let other = random_process(&dir, 6);
+    let mut test = arbiter();
+    test.args(["sprt", "quoridor", "--db", &url, "--json"])
+        .args(["--bot", "builtin:random", "--bot", &other])
+        .args(["--seed", "8", "--max-games", "200", "--jobs", "1"])
+        .args(show_arbiter())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let test = test.spawn().unwrap();
+    let started = Instant::now();
+    while matches(Path::new(&url)).is_empty() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let worker = run(arbiter().args([
+        "worker",
+        "--db",
+        &url,
+        "--jobs",
+        "1",
+        "--until-idle",
+        "--name",
+        "helper",
+    ]));
+    let output = test.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["games"], 200, "{result}");
+    let rows = matches(Path::new(&url));
+    let ids: BTreeSet<i64> = rows.iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, (1..=200).collect(), "each match once");
+    let helped = rows.iter().filter(|m| m["worker"] == "helper").count();
+    assert!(
+        helped > 0 && helped < 200,
+        "the worker played {helped} games: {}",
+        String::from_utf8_lossy(&worker.stderr)
+    );
 }
 
 fn matches(store: &Path) -> Vec<Value> {
