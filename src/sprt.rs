@@ -11,18 +11,18 @@ use anyhow::{Context, Result, bail};
 use arbiter_catalog::{Catalog, CatalogGame, SandboxFlags, TimeLimits, Visit};
 use arbiter_sprt::{Model, Sprt, Status, Verdict};
 use arbiter_store::blocking::Store;
-use arbiter_store::{Presence, Scope, Tournament};
-use arbiter_tournament::pool::{self, PoolEvent, RunOptions, Until};
+use arbiter_store::{Presence, Tournament};
+use arbiter_tournament::Format;
+use arbiter_tournament::pool::{self, PoolEvent};
 use arbiter_tournament::schedule::MAX_MATCHES;
 use arbiter_tournament::setup::{self, NewTournament, StoredSettings};
 use arbiter_tournament::sprt::{SprtPlan, Tally};
-use arbiter_tournament::{Format, WorkerName};
 use clap::{Args, FromArgMatches, ValueEnum};
 use serde_json::json;
 
 use crate::cli::{GameArgs, GameChoice};
 use crate::out::{errln, outln};
-use crate::tournament::{LeaseArg, default_jobs};
+use crate::tournament::{LeaseArg, default_jobs, options_until_finished};
 use arbiter_text::for_terminal as shown;
 
 /// What `arbiter sprt GAME` takes for every game.
@@ -249,13 +249,7 @@ fn play(
     jobs: usize,
     lease: LeaseArg,
 ) -> Result<()> {
-    let options = RunOptions::new(
-        jobs,
-        Scope::Tournament(t.id),
-        Until::Finished,
-        lease.duration(),
-        WorkerName::of_this_process(),
-    );
+    let options = options_until_finished(t, jobs, lease);
     let arenas = move |_: &Tournament| Ok(arena.clone());
     let mut shown_at: Option<Instant> = None;
     let mut last_rounds = None;

@@ -60,22 +60,24 @@ fn pentanomial(result: &Value) -> Vec<u64> {
         .collect()
 }
 
+/// `blocker` (A) against `random` (B), seeded `seed`.
+fn blocker_against_random(seed: &str) -> [&str; 8] {
+    [
+        "--bot",
+        "builtin:blocker",
+        "--bot",
+        "builtin:random",
+        "--seed",
+        seed,
+        "--jobs",
+        "2",
+    ]
+}
+
 #[test]
 fn blocker_against_random_accepts_h1_and_json_has_the_documented_keys() {
     let dir = temp_dir("h1");
-    let result = json_of(sprt(
-        &dir,
-        &[
-            "--bot",
-            "builtin:blocker",
-            "--bot",
-            "builtin:random",
-            "--seed",
-            "1",
-            "--jobs",
-            "2",
-        ],
-    ));
+    let result = json_of(sprt(&dir, &blocker_against_random("1")));
     let keys: BTreeSet<&str> = result.as_object().unwrap().keys().map(|k| &**k).collect();
     let documented = [
         "result",
@@ -101,19 +103,7 @@ fn blocker_against_random_accepts_h1_and_json_has_the_documented_keys() {
     assert!(result["elo"].as_f64().unwrap() > 300.0, "{result}");
     assert!(result["los"].as_f64().unwrap() > 0.99, "{result}");
     // The text says so too, and the queued pairs left are gone from the store.
-    let output = run(&mut sprt(
-        &dir,
-        &[
-            "--bot",
-            "builtin:blocker",
-            "--bot",
-            "builtin:random",
-            "--seed",
-            "2",
-            "--jobs",
-            "2",
-        ],
-    ));
+    let output = run(&mut sprt(&dir, &blocker_against_random("2")));
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         text.starts_with("H1 accepted: builtin:blocker is stronger"),

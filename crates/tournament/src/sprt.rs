@@ -177,8 +177,8 @@ pub struct Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::standings::tests::done;
     use arbiter_sprt::Model;
-    use arbiter_store::StoredResult;
 
     fn plan(max_pairs: u64) -> SprtPlan {
         SprtPlan {
@@ -191,28 +191,11 @@ mod tests {
     }
 
     fn played(m: &NewMatch, scores: [f64; 2]) -> MatchRow {
+        let seats: Vec<&str> = m.seats.iter().map(String::as_str).collect();
         MatchRow {
-            id: m.id,
             round: m.round,
-            seats: m.seats.clone(),
-            state: MatchState::Done,
             seed: m.seed,
-            attempts: 0,
-            result: Some(StoredResult {
-                scores: scores.to_vec(),
-                placement: vec![1, 2],
-                reason: "goal".into(),
-                faults: vec![],
-                replay: None,
-                ticks: 1,
-                time_ms: vec![0.0, 0.0],
-                turns: vec![1, 1],
-            }),
-            error: None,
-            claim: 1,
-            worker: None,
-            started: None,
-            finished: None,
+            ..done(m.id, &seats, &scores, vec![])
         }
     }
 
