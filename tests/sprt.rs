@@ -351,3 +351,38 @@ fn bad_input_is_refused_with_a_reason() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Domino: both games of a pair on one board, drawn from the pair's seed; each pair its own.
+#[test]
+fn the_two_games_of_a_domino_pair_share_their_board() {
+    let dir = temp_dir("domino");
+    let store = dir.join("sprt.db");
+    run(arbiter()
+        .args([
+            "sprt",
+            "domino",
+            "--bot",
+            "builtin:parity",
+            "--bot",
+            "builtin:random",
+        ])
+        .args(["--max-games", "4", "--seed", "3", "--jobs", "1", "--db"])
+        .arg(&store));
+    let boards: Vec<Value> = matches(&store)
+        .iter()
+        .map(|m| {
+            let file = std::fs::File::open(m["replay"].as_str().unwrap()).unwrap();
+            let mut header = String::new();
+            std::io::BufRead::read_line(
+                &mut std::io::BufReader::new(flate2::read::GzDecoder::new(file)),
+                &mut header,
+            )
+            .unwrap();
+            serde_json::from_str::<Value>(&header).unwrap()["settings"].clone()
+        })
+        .collect();
+    assert_eq!(boards.len(), 4);
+    assert_eq!(boards[0], boards[1]);
+    assert_eq!(boards[2], boards[3]);
+    assert_ne!(boards[0]["obstacles"], boards[2]["obstacles"]);
+}
