@@ -149,23 +149,10 @@ pub fn create<G: CatalogGame>(
     mut new: NewTournament<G::Settings>,
     on_note: &mut dyn FnMut(Note<'_>),
 ) -> Result<Created<G>, TournamentError> {
-    // Games that draw their board (Domino) draw it from the tournament seed, and every match
-    // of the tournament is played on it: the two games of a pairing share their board. An
-    // SPRT draws one for each pair of games, from the pair's seed.
-    if let Some(seed) = G::board_seed(&mut new.settings)
-        && new.sprt.is_none()
-    {
-        seed.get_or_insert(new.seed);
-    }
-    let sandbox = new.sandbox.open().map_err(|e| setup(e.to_string()))?;
-    let mut arena = GameArena::<G>::new(new.settings.clone(), &new.time, sandbox)
-        .map_err(|e| setup(e.to_string()))?;
+    let arena = new_arena::<G>(&mut new)?;
     let per_match = arena.players_per_match();
     let mut players = match &mut new.sprt {
-        Some(plan) => {
-            arena = arena.with_a_board_per_seed();
-            sprt_players::<G>(plan, &new.add, per_match)?
-        }
+        Some(plan) => sprt_players::<G>(plan, &new.add, per_match)?,
         None => gather_players::<G>(new.dir.as_deref(), &new.add)?,
     };
     for p in players.iter().filter(|p| p.status == Status::Invalid) {
@@ -183,32 +170,9 @@ pub fn create<G: CatalogGame>(
     create_folder(&checks)?;
     check(&arena, &mut players, &new, &checks, on_note);
     store_programs(store, &mut players, new.max_program_mb, on_note)?;
-    if let Some(c) = &challenger
-        && !players.iter().any(|p| &p.id == c && p.status.plays())
-    {
-        return Err(setup(format!(
-            "the challenger {c} does not play: it failed the compliance check, or its folder \
-             could not be stored (see above)"
-        )));
-    }
+    check_needed_play(&players, challenger.as_deref(), new.sprt.as_ref())?;
     let playing = players.iter().filter(|p| p.status.plays()).count();
-    if let Some(plan) = &new.sprt
-        && playing < 2
-    {
-        return Err(setup(format!(
-            "an SPRT needs both {} and {} to play: one failed the compliance check, or its \
-             folder could not be stored (see above)",
-            plan.specs[0], plan.specs[1]
-        )));
-    }
-    let rounds = new.rounds.unwrap_or(match (&new.sprt, format) {
-        (Some(plan), _) => plan.rounds(),
-        (None, Format::Swiss) => (playing.max(2) as f64).log2().ceil() as u32,
-        (None, _) => 1,
-    });
-    if rounds == 0 {
-        return Err(setup("--rounds must be at least 1".into()));
-    }
+    let rounds = rounds_of(&new, format, playing)?;
     let stored = StoredSettings {
         flags: new.settings,
         time: new.time,
@@ -256,6 +220,71 @@ pub fn create<G: CatalogGame>(
         arena,
         playing,
     })
+}
+
+/// The arena of a new tournament. Games that draw their board (Domino) draw it from the
+/// tournament seed, and every match of the tournament is played on it: the two games of a
+/// pairing share their board. An SPRT draws one for each pair of games, from the pair's seed.
+fn new_arena<G: CatalogGame>(
+    new: &mut NewTournament<G::Settings>,
+) -> Result<GameArena<G>, TournamentError> {
+    if let Some(seed) = G::board_seed(&mut new.settings)
+        && new.sprt.is_none()
+    {
+        seed.get_or_insert(new.seed);
+    }
+    let sandbox = new.sandbox.open().map_err(|e| setup(e.to_string()))?;
+    let arena = GameArena::<G>::new(new.settings.clone(), &new.time, sandbox)
+        .map_err(|e| setup(e.to_string()))?;
+    Ok(match new.sprt {
+        Some(_) => arena.with_a_board_per_seed(),
+        None => arena,
+    })
+}
+
+/// The players a tournament cannot do without, a gauntlet's challenger and an SPRT's two,
+/// must play after the compliance check.
+fn check_needed_play(
+    players: &[Contestant],
+    challenger: Option<&str>,
+    sprt: Option<&SprtPlan>,
+) -> Result<(), TournamentError> {
+    if let Some(c) = challenger
+        && !players.iter().any(|p| p.id == c && p.status.plays())
+    {
+        return Err(setup(format!(
+            "the challenger {c} does not play: it failed the compliance check, or its folder \
+             could not be stored (see above)"
+        )));
+    }
+    if let Some(plan) = sprt
+        && players.iter().filter(|p| p.status.plays()).count() < 2
+    {
+        return Err(setup(format!(
+            "an SPRT needs both {} and {} to play: one failed the compliance check, or its \
+             folder could not be stored (see above)",
+            plan.specs[0], plan.specs[1]
+        )));
+    }
+    Ok(())
+}
+
+/// The rounds of a new tournament: as given, or the format's default (Swiss: log2 of the
+/// players, rounded up; an SPRT: enough for its most pairs).
+fn rounds_of<S>(
+    new: &NewTournament<S>,
+    format: Format,
+    playing: usize,
+) -> Result<u32, TournamentError> {
+    let rounds = new.rounds.unwrap_or(match (&new.sprt, format) {
+        (Some(plan), _) => plan.rounds(),
+        (None, Format::Swiss) => (playing.max(2) as f64).log2().ceil() as u32,
+        (None, _) => 1,
+    });
+    if rounds == 0 {
+        return Err(setup("--rounds must be at least 1".into()));
+    }
+    Ok(rounds)
 }
 
 fn setup(message: String) -> TournamentError {
