@@ -13,6 +13,7 @@ mod out;
 mod perft;
 mod play;
 mod replay_cmd;
+mod sprt;
 mod tournament;
 mod web;
 mod worker;
@@ -51,6 +52,9 @@ enum Command {
     Replay(ReplayArgs),
     /// Run tournaments between player folders and robots; show standings and matches.
     Tournament(tournament::TournamentArgs),
+    /// Test whether bot A is stronger than bot B: pairs of games until a sequential
+    /// probability ratio test (SPRT) decides.
+    Sprt(sprt::SprtCommand),
     /// Play the matches of a store's open tournaments, beside other workers on this machine
     /// or others.
     Worker(worker::WorkerArgs),
@@ -103,6 +107,9 @@ fn command<C: Catalog>() -> clap::Command {
                 with_games::<C, tournament::RunArgs>(c).subcommand_required(true)
             })
         })
+        .mut_subcommand("sprt", |c| {
+            with_games::<C, sprt::SprtArgs>(c).subcommand_required(true)
+        })
         .mut_subcommand("game-server", |c| {
             with_games::<C, game_server::ServerCommon>(c).subcommand_required(true)
         })
@@ -145,6 +152,7 @@ pub fn run<C: Catalog>(argv: impl IntoIterator<Item = impl Into<OsString>>) -> E
             ReplayCommand::Formats(command) => replay_cmd::run(replay_cmd::ReplayArgs { command }),
         },
         Command::Tournament(args) => tournament::run::<C>(args),
+        Command::Sprt(args) => sprt::run::<C>(args),
         Command::Worker(args) => worker::run::<C>(args),
         Command::Web(args) => web::serve(args),
         Command::GameServer(args) => game_server::run::<C>(args),

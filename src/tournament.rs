@@ -234,6 +234,7 @@ impl Visit for RunNew {
             time: args.time,
             sandbox: args.sandbox.policy(),
             max_program_mb: args.max_program_mb,
+            sprt: None,
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;
@@ -264,7 +265,7 @@ impl Visit for StoredArena<'_> {
     }
 }
 
-fn print_note(note: Note<'_>) {
+pub(crate) fn print_note(note: Note<'_>) {
     match note {
         Note::Skipped(p) => errln!(
             "skipping {}: {}",
@@ -316,13 +317,7 @@ fn play_out(
     jobs: usize,
     lease: LeaseArg,
 ) -> Result<()> {
-    let options = RunOptions::new(
-        jobs,
-        Scope::Tournament(t.id),
-        Until::Finished,
-        lease.duration(),
-        WorkerName::of_this_process(),
-    );
+    let options = options_until_finished(t, jobs, lease);
     let bar = progress_bar();
     let started = std::time::Instant::now();
     let mut first_done = None;
@@ -376,6 +371,17 @@ fn play_out(
         out!("{cross}")?;
     }
     print_excluded(&players)
+}
+
+/// The pool's options for this process working on tournament `t` until it is finished.
+pub fn options_until_finished(t: &Tournament, jobs: usize, lease: LeaseArg) -> RunOptions {
+    RunOptions::new(
+        jobs,
+        Scope::Tournament(t.id),
+        Until::Finished,
+        lease.duration(),
+        WorkerName::of_this_process(),
+    )
 }
 
 fn progress_bar() -> Option<ProgressBar> {

@@ -103,6 +103,9 @@ pub struct Advance {
     pub round: Option<Round>,
     /// Whether the tournament is over.
     pub finished: bool,
+    /// Whether the matches still queued are removed: the tournament needs them no more (an
+    /// SPRT that has decided). Matches running are left to finish.
+    pub drop_queued: bool,
 }
 
 impl TournamentStore {
@@ -383,6 +386,22 @@ impl TournamentStore {
             let bye = round.bye.as_ref().map(|(r, player)| (*r, player.as_str()));
             crate::tournaments::insert_round(&mut tx, tournament, &round.matches, bye).await?;
             self.notify_work(&mut tx).await?;
+        }
+        if advance.drop_queued {
+            // A queued match claimed before (its worker died) may have left a replay.
+            let queued = "SELECT id FROM matches WHERE tournament_id = $1 AND state = 'queued'";
+            for table in ["replay_chunks", "replays"] {
+                sqlx::query(&format!(
+                    "DELETE FROM {table} WHERE tournament_id = $1 AND match_id IN ({queued})"
+                ))
+                .bind(tournament)
+                .execute(&mut *tx)
+                .await?;
+            }
+            sqlx::query("DELETE FROM matches WHERE tournament_id = $1 AND state = 'queued'")
+                .bind(tournament)
+                .execute(&mut *tx)
+                .await?;
         }
         if advance.finished {
             sqlx::query("UPDATE tournaments SET finished = $1 WHERE id = $2")

@@ -21,6 +21,9 @@ pub enum Format {
     Swiss,
     /// Random groups of k each round, every group playing every seat rotation.
     Groups,
+    /// Two players in pairs of games (one seed, seats swapped), a round of pairs at a time,
+    /// until a sequential probability ratio test decides (`arbiter sprt`).
+    Sprt,
 }
 
 impl Format {
@@ -31,6 +34,7 @@ impl Format {
             Format::Gauntlet => "gauntlet",
             Format::Swiss => "swiss",
             Format::Groups => "groups",
+            Format::Sprt => "sprt",
         }
     }
 
@@ -41,6 +45,7 @@ impl Format {
             Format::Gauntlet,
             Format::Swiss,
             Format::Groups,
+            Format::Sprt,
         ]
         .into_iter()
         .find(|f| f.as_str() == text)

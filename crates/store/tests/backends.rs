@@ -358,12 +358,20 @@ async fn a_due_tournament_is_advanced_once_and_a_finished_one_never(target: Stri
         games: 2,
     };
     let round = Round {
-        matches: vec![NewMatch {
-            id: 3,
-            round: 2,
-            seats: vec!["builtin:b".into(), "builtin:a".into()],
-            seed: 30,
-        }],
+        matches: vec![
+            NewMatch {
+                id: 3,
+                round: 2,
+                seats: vec!["builtin:b".into(), "builtin:a".into()],
+                seed: 30,
+            },
+            NewMatch {
+                id: 4,
+                round: 3,
+                seats: vec!["builtin:a".into(), "builtin:b".into()],
+                seed: 31,
+            },
+        ],
         bye: None,
     };
     let decided = store
@@ -373,6 +381,7 @@ async fn a_due_tournament_is_advanced_once_and_a_finished_one_never(target: Stri
                 ratings: vec![(1, vec![rating.clone()])],
                 round: Some(round.clone()),
                 finished: false,
+                drop_queued: false,
             }
         })
         .await
@@ -394,12 +403,22 @@ async fn a_due_tournament_is_advanced_once_and_a_finished_one_never(target: Stri
         .finish(id, &[(3, c.row.claim, result())])
         .await
         .unwrap();
+    // Round 2 is complete; round 3 is not needed (an SPRT decided): its match is dropped.
     let over = |_: &Standing| Advance {
         finished: true,
+        drop_queued: true,
         ..Advance::default()
     };
     assert!(store.advance(id, over).await.unwrap().unwrap().finished);
     assert!(store.tournament(id).await.unwrap().finished.is_some());
+    let ids: Vec<i64> = store
+        .matches(id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(ids, [1, 2, 3]);
     assert_eq!(store.advance(id, nothing).await.unwrap(), None);
     assert_eq!(store.claim("w", MINUTE, Scope::Open).await.unwrap(), None);
 }

@@ -18,6 +18,17 @@ pub struct GameArena<G: CatalogGame> {
     players: usize,
     config: MatchConfig,
     sandbox: Option<Sandbox>,
+    boards: Boards,
+}
+
+/// Which board a game that draws its board (Domino) plays a match on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Boards {
+    /// One per pairing of players, the same for both seat orders and every round.
+    PerPairing,
+    /// One per match seed, as `arbiter play` draws it: an SPRT's pair of games shares its seed,
+    /// so its board, and each pair has its own.
+    PerSeed,
 }
 
 impl<G: CatalogGame> GameArena<G> {
@@ -38,15 +49,30 @@ impl<G: CatalogGame> GameArena<G> {
                 ..MatchConfig::default()
             },
             sandbox,
+            boards: Boards::PerPairing,
         })
+    }
+
+    /// The same arena, drawing a board from each match's seed when the settings give none.
+    pub fn with_a_board_per_seed(self) -> Self {
+        GameArena {
+            boards: Boards::PerSeed,
+            ..self
+        }
     }
 
     /// The settings of a match between `seats`: a game that draws its board (Domino) draws
     /// one per pairing, the same for both of its games (either seat order), as the Polish
     /// judge plays them.
-    fn settings_for(&self, seats: &[SeatSpec]) -> G::Settings {
+    fn settings_for(&self, seats: &[SeatSpec], match_seed: u64) -> G::Settings {
         let mut settings = self.settings.clone();
         if !G::draws_board(&settings) {
+            return settings;
+        }
+        if self.boards == Boards::PerSeed {
+            if let Some(seed) = G::board_seed(&mut settings) {
+                seed.get_or_insert(match_seed);
+            }
             return settings;
         }
         if let Some(seed) = G::board_seed(&mut settings) {
@@ -74,7 +100,7 @@ impl<G: CatalogGame> Arena for GameArena<G> {
         seed: u64,
         replay: &Path,
     ) -> Result<MatchReport, PlayFailure> {
-        let settings = self.settings_for(seats);
+        let settings = self.settings_for(seats, seed);
         play_to_replay::<G>(MatchPlan {
             start: Start::Settings(&settings),
             seats: seats.iter().cloned().map(SeatPlan::Spec).collect(),
@@ -123,5 +149,41 @@ fn classify(error: PlayError) -> PlayFailure {
             seat: *index,
             reason: message,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_catalog::domino::DominoSettings;
+    use arbiter_games::domino::Domino;
+
+    fn seats(a: &str, b: &str) -> Vec<SeatSpec> {
+        [a, b]
+            .map(|name| SeatSpec::Builtin { name: name.into() })
+            .to_vec()
+    }
+
+    #[test]
+    fn a_tournament_draws_a_board_per_pairing_and_an_sprt_one_per_seed() {
+        let settings = DominoSettings {
+            board_seed: Some(3),
+            ..DominoSettings::default()
+        };
+        let time = TimeLimits::default();
+        let pairing = GameArena::<Domino>::new(settings, &time, None).unwrap();
+        let board = |arena: &GameArena<Domino>, seats: &[SeatSpec], seed| {
+            arena.settings_for(seats, seed).board_seed
+        };
+        let (ab, ba) = (seats("random", "parity"), seats("parity", "random"));
+        assert_eq!(board(&pairing, &ab, 1), board(&pairing, &ba, 2));
+        assert_eq!(board(&pairing, &ab, 1), board(&pairing, &ab, 9));
+        let per_seed = GameArena::<Domino>::new(DominoSettings::default(), &time, None)
+            .unwrap()
+            .with_a_board_per_seed();
+        // The two games of a pair share their seed, so their board; the next pair has its own.
+        assert_eq!(board(&per_seed, &ab, 41), Some(41));
+        assert_eq!(board(&per_seed, &ba, 41), Some(41));
+        assert_eq!(board(&per_seed, &ab, 42), Some(42));
     }
 }

@@ -12,6 +12,8 @@
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
 //! - [`upload`]: a match's replay sent to the store as it is written (PostgreSQL stores).
 //!
+//! - [`sprt`]: SPRT tournaments — two players in pairs of games until a sequential test
+//!   decides.
 //! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
 //! - [`arena`]: [`arena::GameArena`], which plays the matches of any game of the catalog.
 
@@ -28,6 +30,7 @@ pub mod ratings;
 pub mod replays;
 pub mod schedule;
 pub mod setup;
+pub mod sprt;
 pub mod standings;
 pub mod swiss;
 pub mod upload;

@@ -6,10 +6,13 @@ use std::collections::HashMap;
 use crate::TournamentError;
 use crate::players::Contestant;
 use crate::schedule::{Format, Pairing, match_seed, round_rng, schedule};
+use crate::setup::StoredSettings;
 use crate::standings::BYE_POINTS;
 use crate::standings::{compute, rating_rows};
 use crate::swiss::{SwissRecord, pair_round};
-use arbiter_store::{Advance, MatchRow, MatchState, NewMatch, Round, Standing, Tournament};
+use arbiter_store::{
+    Advance, MatchRow, MatchState, NewMatch, RatingRow, Round, Standing, Tournament,
+};
 
 /// The players who play, in the order schedules index them (by id).
 pub fn playing(players: &[Contestant]) -> Vec<&Contestant> {
@@ -87,28 +90,20 @@ fn numbered(
 /// what the store holds (the caller runs it under the store's lock), so whichever worker
 /// finishes a round's last match, the round is paired once and the same way.
 pub fn advance(t: &Tournament, players: &[Contestant], standing: &Standing) -> Advance {
+    if t.format == Format::Sprt {
+        return match StoredSettings::<serde::de::IgnoredAny>::of(t).map(|s| s.sprt) {
+            Ok(Some(plan)) => plan.advance(t, players, standing),
+            // Settings this Arbiter cannot read: nothing is decided (the arena, made from the
+            // same settings, tells why).
+            _ => Advance::default(),
+        };
+    }
     let matches = &standing.matches;
     let open = |m: &&MatchRow| matches!(m.state, MatchState::Queued | MatchState::Running);
     let first_open = matches.iter().filter(open).map(|m| m.round).min();
     let last = matches.iter().map(|m| m.round).max().unwrap_or(0);
     let complete = first_open.map_or(last, |open| open - 1);
-    let ratings = (standing.rated + 1..=complete)
-        .map(|round| {
-            let matches: Vec<MatchRow> = matches
-                .iter()
-                .filter(|m| m.round <= round)
-                .cloned()
-                .collect();
-            let byes: Vec<(u32, String)> = standing
-                .byes
-                .iter()
-                .filter(|b| b.0 <= round)
-                .cloned()
-                .collect();
-            let table = compute(players, &matches, &byes, t.players_per_match);
-            (round, rating_rows(&table))
-        })
-        .collect();
+    let ratings = round_ratings(t, players, standing, complete);
     if first_open.is_some() {
         return Advance {
             ratings,
@@ -124,7 +119,35 @@ pub fn advance(t: &Tournament, players: &[Contestant], standing: &Standing) -> A
         ratings,
         finished: round.is_none(),
         round,
+        ..Advance::default()
     }
+}
+
+/// The ratings snapshots of the rounds completed since the last one stored, up to `complete`.
+pub fn round_ratings(
+    t: &Tournament,
+    players: &[Contestant],
+    standing: &Standing,
+    complete: u32,
+) -> Vec<(u32, Vec<RatingRow>)> {
+    let matches = &standing.matches;
+    (standing.rated + 1..=complete)
+        .map(|round| {
+            let matches: Vec<MatchRow> = matches
+                .iter()
+                .filter(|m| m.round <= round)
+                .cloned()
+                .collect();
+            let byes: Vec<(u32, String)> = standing
+                .byes
+                .iter()
+                .filter(|b| b.0 <= round)
+                .cloned()
+                .collect();
+            let table = compute(players, &matches, &byes, t.players_per_match);
+            (round, rating_rows(&table))
+        })
+        .collect()
 }
 
 /// Swiss round `round`, numbered after the matches so far.

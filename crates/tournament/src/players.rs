@@ -22,8 +22,11 @@ pub fn seat_spec(player: &Contestant) -> Result<SeatSpec, TournamentError> {
                 message: e.to_string(),
             })?,
         }),
+        // A robot playing itself (an SPRT of a robot against itself) is told apart by `#2`.
         _ => match player.id.strip_prefix("builtin:") {
-            Some(name) => Ok(SeatSpec::Builtin { name: name.into() }),
+            Some(name) => Ok(SeatSpec::Builtin {
+                name: name.split('#').next().unwrap_or(name).into(),
+            }),
             None => Err(TournamentError::Player {
                 id: player.id.clone(),
                 message: "neither a robot nor a folder with a command".into(),

@@ -87,6 +87,11 @@ pub fn schedule(
                     "Swiss rounds are paired one at a time, from the results".into(),
                 ));
             }
+            Format::Sprt => {
+                return Err(TournamentError::Schedule(
+                    "an SPRT queues its pairs of games a round at a time (`arbiter sprt`)".into(),
+                ));
+            }
         };
         if round == 1 && seats.len().saturating_mul(rounds as usize) > MAX_MATCHES {
             return Err(TournamentError::Schedule(format!(

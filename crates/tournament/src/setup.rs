@@ -15,6 +15,7 @@ use crate::players::{self, Contestant, Status};
 use crate::pool::Arena;
 use crate::programs;
 use crate::schedule::Format;
+use crate::sprt::{ROUNDS_AHEAD, SprtPlan};
 use arbiter_store::blocking::Store;
 use arbiter_store::{Tournament, now_ms};
 
@@ -49,6 +50,9 @@ pub struct NewTournament<S> {
     pub sandbox: SandboxPolicy,
     /// The largest player folder stored, in MiB once compressed (`--max-program-mb`).
     pub max_program_mb: u64,
+    /// An SPRT between the two players of `add` (A first), with format [`Format::Sprt`]; its
+    /// `players` are filled in here.
+    pub sprt: Option<SprtPlan>,
 }
 
 /// The settings a tournament is stored with, typed: the game's settings under `flags` (the
@@ -76,6 +80,9 @@ pub struct StoredSettings<S> {
     /// sandbox resume in one where the machine allows it).
     #[serde(default)]
     pub sandbox: SandboxPolicy,
+    /// What an SPRT tournament plays and tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtPlan>,
 }
 
 fn default_attempts() -> u32 {
@@ -97,7 +104,12 @@ impl<S: serde::de::DeserializeOwned> StoredSettings<S> {
 pub fn stored_arena<G: CatalogGame>(t: &Tournament) -> Result<GameArena<G>, TournamentError> {
     let stored = StoredSettings::<G::Settings>::of(t)?;
     let sandbox = stored.sandbox.open().map_err(|e| setup(e.to_string()))?;
-    GameArena::new(stored.flags, &stored.time, sandbox).map_err(|e| setup(e.to_string()))
+    let arena =
+        GameArena::new(stored.flags, &stored.time, sandbox).map_err(|e| setup(e.to_string()))?;
+    Ok(match t.format {
+        Format::Sprt => arena.with_a_board_per_seed(),
+        _ => arena,
+    })
 }
 
 /// What happens while a tournament is set up, for the caller to tell.
@@ -137,20 +149,19 @@ pub fn create<G: CatalogGame>(
     mut new: NewTournament<G::Settings>,
     on_note: &mut dyn FnMut(Note<'_>),
 ) -> Result<Created<G>, TournamentError> {
-    // Games that draw their board (Domino) draw it from the tournament seed, and every match
-    // of the tournament is played on it: the two games of a pairing share their board.
-    if let Some(seed) = G::board_seed(&mut new.settings) {
-        seed.get_or_insert(new.seed);
-    }
-    let sandbox = new.sandbox.open().map_err(|e| setup(e.to_string()))?;
-    let arena = GameArena::<G>::new(new.settings.clone(), &new.time, sandbox)
-        .map_err(|e| setup(e.to_string()))?;
+    let arena = new_arena::<G>(&mut new)?;
     let per_match = arena.players_per_match();
-    let mut players = gather_players::<G>(new.dir.as_deref(), &new.add)?;
+    let mut players = match &mut new.sprt {
+        Some(plan) => sprt_players::<G>(plan, &new.add, per_match)?,
+        None => gather_players::<G>(new.dir.as_deref(), &new.add)?,
+    };
     for p in players.iter().filter(|p| p.status == Status::Invalid) {
         on_note(Note::Skipped(p));
     }
-    let format = choose_format(new.format, per_match)?;
+    let format = match new.sprt {
+        Some(_) => Format::Sprt,
+        None => choose_format(new.format, per_match)?,
+    };
     let challenger = find_challenger(&players, new.challenger.as_deref(), format)?;
     // The compliance check writes its replays before the store numbers the tournament: in a
     // folder of this process, named for the tournament once it has its number.
@@ -159,22 +170,9 @@ pub fn create<G: CatalogGame>(
     create_folder(&checks)?;
     check(&arena, &mut players, &new, &checks, on_note);
     store_programs(store, &mut players, new.max_program_mb, on_note)?;
-    if let Some(c) = &challenger
-        && !players.iter().any(|p| &p.id == c && p.status.plays())
-    {
-        return Err(setup(format!(
-            "the challenger {c} does not play: it failed the compliance check, or its folder \
-             could not be stored (see above)"
-        )));
-    }
+    check_needed_play(&players, challenger.as_deref(), new.sprt.as_ref())?;
     let playing = players.iter().filter(|p| p.status.plays()).count();
-    let rounds = new.rounds.unwrap_or(match format {
-        Format::Swiss => (playing.max(2) as f64).log2().ceil() as u32,
-        _ => 1,
-    });
-    if rounds == 0 {
-        return Err(setup("--rounds must be at least 1".into()));
-    }
+    let rounds = rounds_of(&new, format, playing)?;
     let stored = StoredSettings {
         flags: new.settings,
         time: new.time,
@@ -183,6 +181,7 @@ pub fn create<G: CatalogGame>(
         keep_failing: new.keep_failing,
         attempts: new.attempts,
         sandbox: new.sandbox,
+        sprt: new.sprt.clone(),
     };
     let mut t = Tournament {
         id: 0,
@@ -196,7 +195,13 @@ pub fn create<G: CatalogGame>(
         finished: None,
         max_attempts: new.attempts,
     };
-    let (matches, bye) = initial_matches(&t, &players, challenger.as_deref())?;
+    let (matches, bye) = match &new.sprt {
+        Some(plan) => (
+            plan.matches(t.seed, 1..=ROUNDS_AHEAD.min(plan.rounds())),
+            None,
+        ),
+        None => initial_matches(&t, &players, challenger.as_deref())?,
+    };
     let bye = bye
         .as_ref()
         .map(|(round, player)| (*round, player.as_str()));
@@ -215,6 +220,71 @@ pub fn create<G: CatalogGame>(
         arena,
         playing,
     })
+}
+
+/// The arena of a new tournament. Games that draw their board (Domino) draw it from the
+/// tournament seed, and every match of the tournament is played on it: the two games of a
+/// pairing share their board. An SPRT draws one for each pair of games, from the pair's seed.
+fn new_arena<G: CatalogGame>(
+    new: &mut NewTournament<G::Settings>,
+) -> Result<GameArena<G>, TournamentError> {
+    if let Some(seed) = G::board_seed(&mut new.settings)
+        && new.sprt.is_none()
+    {
+        seed.get_or_insert(new.seed);
+    }
+    let sandbox = new.sandbox.open().map_err(|e| setup(e.to_string()))?;
+    let arena = GameArena::<G>::new(new.settings.clone(), &new.time, sandbox)
+        .map_err(|e| setup(e.to_string()))?;
+    Ok(match new.sprt {
+        Some(_) => arena.with_a_board_per_seed(),
+        None => arena,
+    })
+}
+
+/// The players a tournament cannot do without, a gauntlet's challenger and an SPRT's two,
+/// must play after the compliance check.
+fn check_needed_play(
+    players: &[Contestant],
+    challenger: Option<&str>,
+    sprt: Option<&SprtPlan>,
+) -> Result<(), TournamentError> {
+    if let Some(c) = challenger
+        && !players.iter().any(|p| p.id == c && p.status.plays())
+    {
+        return Err(setup(format!(
+            "the challenger {c} does not play: it failed the compliance check, or its folder \
+             could not be stored (see above)"
+        )));
+    }
+    if let Some(plan) = sprt
+        && players.iter().filter(|p| p.status.plays()).count() < 2
+    {
+        return Err(setup(format!(
+            "an SPRT needs both {} and {} to play: one failed the compliance check, or its \
+             folder could not be stored (see above)",
+            plan.specs[0], plan.specs[1]
+        )));
+    }
+    Ok(())
+}
+
+/// The rounds of a new tournament: as given, or the format's default (Swiss: log2 of the
+/// players, rounded up; an SPRT: enough for its most pairs).
+fn rounds_of<S>(
+    new: &NewTournament<S>,
+    format: Format,
+    playing: usize,
+) -> Result<u32, TournamentError> {
+    let rounds = new.rounds.unwrap_or(match (&new.sprt, format) {
+        (Some(plan), _) => plan.rounds(),
+        (None, Format::Swiss) => (playing.max(2) as f64).log2().ceil() as u32,
+        (None, _) => 1,
+    });
+    if rounds == 0 {
+        return Err(setup("--rounds must be at least 1".into()));
+    }
+    Ok(rounds)
 }
 
 fn setup(message: String) -> TournamentError {
@@ -380,7 +450,7 @@ pub fn gather_players<G: CatalogGame>(
         None => Vec::new(),
     };
     for name in add {
-        let player = added_player::<G>(name)?;
+        let player = added_player::<G>("--add", name)?;
         if players.iter().any(|p| p.id == player.id) {
             return Err(setup(format!(
                 "--add {name}: there is already a player {}",
@@ -397,12 +467,41 @@ pub fn gather_players<G: CatalogGame>(
     Ok(players)
 }
 
+/// The two players of an SPRT, A and B, as `add` gives them; their ids go into `plan`. The
+/// same player twice (a robot against itself) is told apart by `#2` on B's id.
+fn sprt_players<G: CatalogGame>(
+    plan: &mut SprtPlan,
+    add: &[String],
+    per_match: usize,
+) -> Result<Vec<Contestant>, TournamentError> {
+    if per_match != 2 {
+        return Err(setup(format!(
+            "an SPRT plays two players against each other, but this game has {per_match} \
+             players a match (--players 2, if the game has it)"
+        )));
+    }
+    let [a, b] = add else {
+        return Err(setup(format!(
+            "an SPRT needs two players, --bot A (the new version) and --bot B; {} given",
+            add.len()
+        )));
+    };
+    let a = added_player::<G>("--bot", a)?;
+    let mut b = added_player::<G>("--bot", b)?;
+    if a.id == b.id {
+        b.id.push_str("#2");
+        b.alias.push_str("#2");
+    }
+    plan.players = [a.id.clone(), b.id.clone()];
+    Ok(vec![a, b])
+}
+
 /// The player of one `--add`: a robot of the game, or a player folder.
-fn added_player<G: CatalogGame>(name: &str) -> Result<Contestant, TournamentError> {
+fn added_player<G: CatalogGame>(flag: &str, name: &str) -> Result<Contestant, TournamentError> {
     if let Some(robot) = name.strip_prefix("builtin:") {
         if !G::ROBOTS.contains(&robot) {
             return Err(setup(format!(
-                "--add {name}: {} has no such robot; there are: {}",
+                "{flag} {name}: {} has no such robot; there are: {}",
                 G::NAME,
                 robot_list::<G>()
             )));
@@ -413,11 +512,11 @@ fn added_player<G: CatalogGame>(name: &str) -> Result<Contestant, TournamentErro
     let id = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
-        .ok_or_else(|| setup(format!("--add {name}: not builtin:NAME nor a folder")))?;
+        .ok_or_else(|| setup(format!("{flag} {name}: not builtin:NAME nor a folder")))?;
     let mut found = players::discover_one(&id, path);
     if found.status == Status::Invalid {
         return Err(setup(format!(
-            "--add {name}: {}",
+            "{flag} {name}: {}",
             found.reason.take().unwrap_or_default()
         )));
     }
@@ -559,6 +658,7 @@ mod tests {
                 },
                 read_only: vec!["/opt/jdk".into()],
             }),
+            sprt: None,
         };
         let mut t = old("labyrinth");
         t.settings = serde_json::to_value(&stored).unwrap();

@@ -488,7 +488,7 @@ pub fn cross_table(table: &Table) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::players::Status;
     use arbiter_store::{SeatFaults, StoredResult};
@@ -506,7 +506,13 @@ mod tests {
         }
     }
 
-    fn done(id: i64, seats: &[&str], scores: &[f64], faults: Vec<SeatFaults>) -> MatchRow {
+    /// A match played between `seats`, ending with `scores` (places follow the scores).
+    pub(crate) fn done(
+        id: i64,
+        seats: &[&str],
+        scores: &[f64],
+        faults: Vec<SeatFaults>,
+    ) -> MatchRow {
         let placement = scores
             .iter()
             .map(|s| 1 + scores.iter().filter(|&&o| o > *s).count() as u32)
