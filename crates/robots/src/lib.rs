@@ -7,6 +7,7 @@ pub mod domino;
 pub mod labyrinth;
 pub mod puoribor;
 pub mod quoridor;
+pub mod search;
 
 use arbiter_games::{Game, Robot};
 use rand::SeedableRng;
@@ -19,6 +20,18 @@ pub trait Robots: Game {
 
     /// A robot of that name, seeded so that it plays the same way for the same seed.
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>>;
+
+    /// Whether `name` names a robot: one of [`Robots::ROBOTS`], or a form of one with its
+    /// settings (`strong/nodes=20000`).
+    fn is_robot(name: &str) -> bool {
+        Self::robot(name, 0).is_some()
+    }
+}
+
+/// The `strong` robot of a racing game, if `name` is `strong` or `strong/nodes=N`.
+fn strong<G: search::Racing>(name: &str) -> Option<Box<dyn Robot<G>>> {
+    let budget = search::Budget::parse(name.strip_prefix("strong")?)?;
+    Some(Box::new(search::Strong::<G>::new(budget)))
 }
 
 /// Plays a uniformly random legal action; works for every game.

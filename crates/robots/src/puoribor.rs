@@ -1,5 +1,6 @@
-//! Puoribor robots: `random`, `runner` (walks a shortest path) and `rotator` (walks, or places
-//! the wall or rotation that hurts the opponent more than walking would help itself).
+//! Puoribor robots: `random`, `runner` (walks a shortest path), `rotator` (walks, or places
+//! the wall or rotation that hurts the opponent more than walking would help itself) and
+//! `strong` (searches; see [`crate::search`]).
 
 use arbiter_games::puoribor::{Action, Puoribor};
 use arbiter_games::{Game, Robot};
@@ -7,14 +8,14 @@ use arbiter_games::{Game, Robot};
 use crate::{RandomRobot, Robots};
 
 impl Robots for Puoribor {
-    const ROBOTS: &'static [&'static str] = &["random", "runner", "rotator"];
+    const ROBOTS: &'static [&'static str] = &["random", "runner", "rotator", "strong"];
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
         match name {
             "random" => Some(Box::new(RandomRobot::<Puoribor>::new(seed))),
             "runner" => Some(Box::new(Runner)),
             "rotator" => Some(Box::new(Rotator::default())),
-            _ => None,
+            _ => crate::strong(name),
         }
     }
 }

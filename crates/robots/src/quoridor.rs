@@ -1,5 +1,6 @@
-//! Quoridor robots: `random`, `runner` (races along a shortest path) and `blocker` (races, and
-//! walls off the opponent who is ahead).
+//! Quoridor robots: `random`, `runner` (races along a shortest path), `blocker` (races, and
+//! walls off the opponent who is ahead), `aiarena-hard` (races, and places a wall that costs an
+//! opponent more than three steps) and `strong` (searches; see [`crate::search`]).
 
 use arbiter_games::quoridor::{Action, Cell, Quoridor};
 use arbiter_games::{Game, PlayerId, Robot};
@@ -7,14 +8,16 @@ use arbiter_games::{Game, PlayerId, Robot};
 use crate::{RandomRobot, Robots};
 
 impl Robots for Quoridor {
-    const ROBOTS: &'static [&'static str] = &["random", "runner", "blocker"];
+    const ROBOTS: &'static [&'static str] =
+        &["random", "runner", "blocker", "aiarena-hard", "strong"];
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
         match name {
             "random" => Some(Box::new(RandomRobot::<Quoridor>::new(seed))),
             "runner" => Some(Box::new(Runner::default())),
             "blocker" => Some(Box::new(Blocker::default())),
-            _ => None,
+            "aiarena-hard" => Some(Box::new(AiArenaHard::default())),
+            _ => crate::strong(name),
         }
     }
 }
@@ -95,6 +98,57 @@ impl Robot<Quoridor> for Blocker {
                 (game.distance(me), Self::leading_opponent(game, me))
             && theirs < mine
             && let Some(wall) = self.best_wall(game, me, opponent)
+        {
+            return wall;
+        }
+        self.runner.choose(game)
+    }
+}
+
+/// AI Arena's "hard" test bot: walks a shortest path, and places the wall that lengthens an
+/// opponent's shortest path most whenever that is by more than [`AiArenaHard::THRESHOLD`]
+/// steps. Of equally good walls it takes the first in the engine's order (horizontal walls,
+/// then vertical, each by row then column), trying the opponents in id order.
+#[derive(Default)]
+pub struct AiArenaHard {
+    runner: Runner,
+    actions: Vec<Action>,
+}
+
+impl AiArenaHard {
+    /// A wall must add more than this many steps to an opponent's path to be placed.
+    pub const THRESHOLD: u32 = 3;
+
+    /// The wall that adds most steps to one opponent's path, with those steps.
+    fn best_wall(&mut self, game: &Quoridor, me: PlayerId) -> Option<(u32, Action)> {
+        let before: Vec<Option<u32>> = (0..game.num_players())
+            .map(|p| if p == me { None } else { game.distance(p) })
+            .collect();
+        game.legal_actions(&mut self.actions);
+        let mut best: Option<(u32, Action)> = None;
+        for &action in self.actions.iter().filter(|a| matches!(a, Action::Wall(_))) {
+            let mut after = game.clone();
+            after.apply_unchecked(action);
+            let gain = before
+                .iter()
+                .enumerate()
+                .filter_map(|(p, d)| Some(after.distance(p)?.saturating_sub((*d)?)))
+                .max()
+                .unwrap_or(0);
+            if best.is_none_or(|(g, _)| gain > g) {
+                best = Some((gain, action));
+            }
+        }
+        best
+    }
+}
+
+impl Robot<Quoridor> for AiArenaHard {
+    fn choose(&mut self, game: &Quoridor) -> Action {
+        let me = game.current();
+        if game.walls_left(me) > 0
+            && let Some((gain, wall)) = self.best_wall(game, me)
+            && gain > Self::THRESHOLD
         {
             return wall;
         }
