@@ -61,3 +61,14 @@ impl<G: Game> Robot<G> for RandomRobot<G> {
         self.actions[self.rng.random_range(0..self.actions.len())]
     }
 }
+
+/// The robot `name`, with a small node budget if it searches: tests that play every robot
+/// stay quick.
+#[cfg(test)]
+fn quick(name: &str) -> &str {
+    if name == "strong" {
+        "strong/nodes=300"
+    } else {
+        name
+    }
+}

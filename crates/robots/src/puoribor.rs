@@ -110,6 +110,7 @@ impl Robot<Puoribor> for Rotator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quick;
     use arbiter_games::puoribor::{WallLine, WallLineKind};
 
     #[test]
@@ -177,8 +178,8 @@ mod tests {
                 for seed in 0..3 {
                     let mut game = Puoribor::new();
                     let mut robots = [
-                        Puoribor::robot(name, seed).unwrap(),
-                        Puoribor::robot(opponent, seed + 100).unwrap(),
+                        Puoribor::robot(quick(name), seed).unwrap(),
+                        Puoribor::robot(quick(opponent), seed + 100).unwrap(),
                     ];
                     while let Some(p) = game.to_move() {
                         let action = robots[p].choose(&game);

@@ -159,7 +159,8 @@ impl Robot<Quoridor> for AiArenaHard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_games::quoridor::Settings;
+    use crate::quick;
+    use arbiter_games::quoridor::{Settings, Wall};
 
     fn start() -> Quoridor {
         Quoridor::new(Settings::standard(2, 9).unwrap()).unwrap()
@@ -218,12 +219,41 @@ mod tests {
     }
 
     #[test]
+    fn aiarena_hard_walks_while_no_wall_costs_the_opponent_four_steps() {
+        let game = start();
+        assert!(matches!(
+            AiArenaHard::default().choose(&game),
+            Action::Move(_)
+        ));
+    }
+
+    #[test]
+    fn aiarena_hard_closes_a_gap_that_sends_the_opponent_round() {
+        // A barrier below row 3 open at columns 4-5 and 8: closing 4-5 sends player 1 to column
+        // 8, four steps longer.
+        let walls = [
+            (Wall::horizontal(0, 3), 1),
+            (Wall::horizontal(2, 3), 1),
+            (Wall::horizontal(6, 3), 1),
+        ];
+        let pawns = [Some(Cell::new(4, 0)), Some(Cell::new(4, 8))];
+        let settings = Settings::standard(2, 9).unwrap();
+        let game = Quoridor::from_position(settings, 0, 0, &pawns, &[10, 7], &walls).unwrap();
+        assert_eq!(game.distance(1), Some(8));
+        let action = AiArenaHard::default().choose(&game);
+        assert_eq!(action, Action::Wall(Wall::horizontal(4, 3)));
+        let mut after = game.clone();
+        after.apply(action).unwrap();
+        assert_eq!(after.distance(1), Some(12));
+    }
+
+    #[test]
     fn every_robot_plays_only_legal_actions_in_four_player_games() {
         for name in Quoridor::ROBOTS {
             for seed in 0..5 {
                 let mut game = Quoridor::new(Settings::standard(4, 9).unwrap()).unwrap();
                 let mut robots: Vec<_> = (0..4)
-                    .map(|p| Quoridor::robot(name, seed * 4 + p).unwrap())
+                    .map(|p| Quoridor::robot(quick(name), seed * 4 + p).unwrap())
                     .collect();
                 while let Some(p) = game.to_move() {
                     if game.is_stuck() {

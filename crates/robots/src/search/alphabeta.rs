@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use arbiter_games::PlayerId;
 
-use super::eval::{WIN, evaluate, terminal};
+use super::eval::{WIN, evaluate, evaluate_all, terminal};
 use super::timing::Limits;
 use super::{Racing, Shape, Xy};
 
@@ -142,7 +142,11 @@ impl<G: Racing> Searcher<G> {
     pub fn run(mut self, root: &G) -> Option<Report<G::Action>> {
         let mut report: Option<Report<G::Action>> = None;
         for depth in 1..=MAX_DEPTH {
-            let score = self.alphabeta(root, depth, 0, -WIN - 1, WIN + 1);
+            let score = if root.num_players() == 2 {
+                self.alphabeta(root, depth, 0, -WIN - 1, WIN + 1)
+            } else {
+                self.maxn(root, depth, 0)[self.me]
+            };
             self.must_finish = false;
             if self.stopped || self.pv[0].is_empty() {
                 break;
@@ -214,10 +218,7 @@ impl<G: Racing> Searcher<G> {
             };
             if better {
                 best = score;
-                let (head, tail) = self.pv.split_at_mut(ply + 1);
-                head[ply].clear();
-                head[ply].push(action);
-                head[ply].extend_from_slice(&tail[0]);
+                self.keep_line(ply, action);
             }
             if maximizing {
                 alpha = alpha.max(score);
@@ -236,6 +237,56 @@ impl<G: Racing> Searcher<G> {
         best
     }
 
+    /// Max-n: every player picks the child best for itself by the same evaluation; the
+    /// scores of all players come back up the tree. Ties keep the first child.
+    fn maxn(&mut self, game: &G, depth: usize, ply: usize) -> [i32; 4] {
+        self.pv[ply].clear();
+        let Some(mover) = game.to_move() else {
+            return evaluate_all(game).map(|s| {
+                if s >= WIN - MAX_DEPTH as i32 {
+                    s - ply as i32
+                } else if s <= MAX_DEPTH as i32 - WIN {
+                    s + ply as i32
+                } else {
+                    s
+                }
+            });
+        };
+        if depth == 0 || ply >= MAX_DEPTH {
+            return evaluate_all(game);
+        }
+        let children = self.children(game, mover, depth, ply);
+        if children.is_empty() {
+            let mut next = game.clone();
+            next.apply_stuck();
+            self.nodes += 1;
+            return self.maxn(&next, depth - 1, ply + 1);
+        }
+        let mut best: Option<[i32; 4]> = None;
+        for (action, child) in children {
+            if self.should_stop() {
+                return [0; 4];
+            }
+            let scores = self.maxn(&child, depth - 1, ply + 1);
+            if self.stopped {
+                return [0; 4];
+            }
+            if best.is_none_or(|b| scores[mover] > b[mover]) {
+                best = Some(scores);
+                self.keep_line(ply, action);
+            }
+        }
+        best.unwrap_or([0; 4])
+    }
+
+    /// `action` followed by the best line of the ply below is the best line at `ply`.
+    fn keep_line(&mut self, ply: usize, action: G::Action) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(action);
+        head[ply].extend_from_slice(&tail[0]);
+    }
+
     /// The actions worth searching with the positions they lead to, best guess first.
     fn children(
         &mut self,
@@ -246,7 +297,10 @@ impl<G: Racing> Searcher<G> {
     ) -> Vec<(G::Action, G)> {
         game.legal_actions(&mut self.scratch);
         self.hot.clear();
-        let targets: Vec<PlayerId> = if mover == self.me {
+        // Paranoid (two players, or alpha-beta): the opponents play against the searching
+        // player only. Max-n: every player plays against all the others.
+        let paranoid = game.num_players() == 2;
+        let targets: Vec<PlayerId> = if mover == self.me || !paranoid {
             (0..game.num_players()).filter(|&p| p != mover).collect()
         } else {
             vec![self.me]
@@ -273,7 +327,7 @@ impl<G: Racing> Searcher<G> {
                 3 * WIN
             } else if killers.contains(&Some(action)) {
                 2 * WIN
-            } else if depth >= 2 {
+            } else if depth >= 2 && paranoid {
                 // A one-ply look, from the mover's side.
                 let score = evaluate(&child, self.me);
                 if mover == self.me { score } else { -score }

@@ -45,13 +45,23 @@ struct Runner {
 
 /// The score of a position still in play, for `me`.
 pub fn evaluate<G: Racing>(game: &G, me: PlayerId) -> i32 {
+    evaluate_all(game)[me]
+}
+
+/// The score of a position still in play for every player (an eliminated player's is a
+/// loss's half).
+pub fn evaluate_all<G: Racing>(game: &G) -> [i32; 4] {
+    let mut scores = [-WIN / 2; 4];
     let Some(on_turn) = game.to_move() else {
-        return terminal(game, me, 0).unwrap_or(0);
+        for (p, score) in scores.iter_mut().enumerate().take(game.num_players()) {
+            *score = terminal(game, p, 0).unwrap_or(0);
+        }
+        return scores;
     };
     let n = game.num_players();
     let remaining = game.max_ticks().saturating_sub(game.tick());
-    let mut runners = [const { None::<Runner> }; 4];
     let alive = (0..n).filter(|&p| game.pawn_at(p).is_some()).count() as u32;
+    let mut runners: Vec<Runner> = Vec::with_capacity(n);
     let mut offset = 0;
     for k in 0..n {
         let player = (on_turn + k) % n;
@@ -64,7 +74,7 @@ pub fn evaluate<G: Racing>(game: &G, me: PlayerId) -> i32 {
             0
         };
         let arrival = offset + distance.max(1).saturating_sub(1) * alive + 1;
-        runners[player] = Some(Runner {
+        runners.push(Runner {
             player,
             distance,
             turns,
@@ -72,10 +82,6 @@ pub fn evaluate<G: Racing>(game: &G, me: PlayerId) -> i32 {
         });
         offset += 1;
     }
-    let runners: Vec<&Runner> = runners.iter().flatten().collect();
-    let Some(mine) = runners.iter().find(|r| r.player == me) else {
-        return -WIN / 2;
-    };
     let race = runners.iter().any(|r| r.arrival <= remaining);
     // Lower is better: ticks to arrive (in hundredths of a round), or steps short at the limit.
     let standing = |r: &Runner| -> i32 {
@@ -88,15 +94,23 @@ pub fn evaluate<G: Racing>(game: &G, me: PlayerId) -> i32 {
             }
         }
     };
-    let others = runners.iter().filter(|r| r.player != me);
-    let best_other = others
-        .clone()
-        .map(|r| standing(r))
-        .min()
-        .unwrap_or(i32::MAX / 4);
-    let their_walls: u32 = others.clone().map(|r| game.walls_left_of(r.player)).sum();
-    let count = others.count().max(1) as i32;
-    let wall_diff = game.walls_left_of(me) as i32 * count - their_walls as i32;
+    let walls: Vec<i32> = runners
+        .iter()
+        .map(|r| game.walls_left_of(r.player) as i32)
+        .collect();
+    let all_walls: i32 = walls.iter().sum();
+    let others = runners.len().max(2) as i32 - 1;
     let horizon = remaining.min(WALL_HORIZON) as i32;
-    best_other - standing(mine) + WALL * wall_diff * horizon / (WALL_HORIZON as i32 * count)
+    for (k, me) in runners.iter().enumerate() {
+        let best_other = runners
+            .iter()
+            .filter(|r| r.player != me.player)
+            .map(standing)
+            .min()
+            .unwrap_or(i32::MAX / 4);
+        let wall_diff = walls[k] * (others + 1) - all_walls;
+        scores[me.player] =
+            best_other - standing(me) + WALL * wall_diff * horizon / (WALL_HORIZON as i32 * others);
+    }
+    scores
 }

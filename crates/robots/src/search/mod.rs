@@ -87,3 +87,6 @@ pub trait Racing: Wire {
     /// What `action` does.
     fn shape(action: Self::Action) -> Shape;
 }
+
+#[cfg(test)]
+mod tests;
