@@ -62,13 +62,45 @@ impl<G: Game> Robot<G> for RandomRobot<G> {
     }
 }
 
-/// The robot `name`, with a small node budget if it searches: tests that play every robot
-/// stay quick.
+/// Helpers of the robots' tests.
 #[cfg(test)]
-fn quick(name: &str) -> &str {
-    if name == "strong" {
-        "strong/nodes=300"
-    } else {
-        name
+mod testing {
+    use super::*;
+
+    /// The robot `name`, with a small node budget if it searches: tests that play every robot
+    /// stay quick.
+    pub fn quick(name: &str) -> &str {
+        if name == "strong" {
+            "strong/nodes=300"
+        } else {
+            name
+        }
+    }
+
+    /// A whole match from `game` between the robots named, seat by seat, the robot of seat `k`
+    /// seeded `first_seed + k`: the actions played and the points of each seat. Panics on an
+    /// illegal action, naming the robot.
+    pub fn play_match<G: Robots>(
+        mut game: G,
+        names: &[&str],
+        first_seed: u64,
+    ) -> (Vec<G::Action>, Vec<f64>) {
+        let mut robots: Vec<Box<dyn Robot<G>>> = names
+            .iter()
+            .enumerate()
+            .map(|(seat, name)| G::robot(name, first_seed + seat as u64).unwrap())
+            .collect();
+        let mut played = Vec::new();
+        while let Some(p) = game.to_move() {
+            if game.is_stuck() {
+                game.apply_stuck();
+                continue;
+            }
+            let action = robots[p].choose(&game);
+            game.apply(action)
+                .unwrap_or_else(|e| panic!("{} played {action:?}: {e}", names[p]));
+            played.push(action);
+        }
+        (played, game.outcome().unwrap().scores)
     }
 }

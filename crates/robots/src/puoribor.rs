@@ -110,7 +110,7 @@ impl Robot<Puoribor> for Rotator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quick;
+    use crate::testing::quick;
     use arbiter_games::puoribor::{WallLine, WallLineKind};
 
     #[test]

@@ -159,7 +159,7 @@ impl Robot<Quoridor> for AiArenaHard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quick;
+    use crate::testing::{play_match, quick};
     use arbiter_games::quoridor::{Settings, Wall};
 
     fn start() -> Quoridor {
@@ -251,19 +251,8 @@ mod tests {
     fn every_robot_plays_only_legal_actions_in_four_player_games() {
         for name in Quoridor::ROBOTS {
             for seed in 0..5 {
-                let mut game = Quoridor::new(Settings::standard(4, 9).unwrap()).unwrap();
-                let mut robots: Vec<_> = (0..4)
-                    .map(|p| Quoridor::robot(quick(name), seed * 4 + p).unwrap())
-                    .collect();
-                while let Some(p) = game.to_move() {
-                    if game.is_stuck() {
-                        game.apply_stuck();
-                        continue;
-                    }
-                    let action = robots[p].choose(&game);
-                    game.apply(action)
-                        .unwrap_or_else(|e| panic!("{name} played {action:?}: {e}"));
-                }
+                let game = Quoridor::new(Settings::standard(4, 9).unwrap()).unwrap();
+                play_match(game, &[quick(name); 4], seed * 4);
             }
         }
     }

@@ -6,6 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Budget, Racing, Strong};
 use crate::Robots;
+use crate::testing::play_match;
 
 fn quoridor(players: u8) -> Quoridor {
     Quoridor::new(Settings::standard(players, 9).unwrap()).unwrap()
@@ -82,25 +83,9 @@ fn strong_plays_only_legal_actions_from_random_positions() {
     plays_legal_actions(random_positions(&Puoribor::new(), 30, 80));
 }
 
-/// A whole match between robots in process; the actions played and the points of each seat.
-fn play<G: Robots>(mut game: G, names: &[&str]) -> (Vec<G::Action>, Vec<f64>) {
-    let mut robots: Vec<Box<dyn Robot<G>>> = names
-        .iter()
-        .enumerate()
-        .map(|(seat, name)| G::robot(name, seat as u64).unwrap())
-        .collect();
-    let mut played = Vec::new();
-    while let Some(p) = game.to_move() {
-        if game.is_stuck() {
-            game.apply_stuck();
-            continue;
-        }
-        let action = robots[p].choose(&game);
-        game.apply(action)
-            .unwrap_or_else(|e| panic!("{} played {action:?}: {e}", names[p]));
-        played.push(action);
-    }
-    (played, game.outcome().unwrap().scores)
+/// A whole match between the robots named.
+fn play<G: Robots>(game: G, names: &[&str]) -> (Vec<G::Action>, Vec<f64>) {
+    play_match(game, names, 0)
 }
 
 #[test]
