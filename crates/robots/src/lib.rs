@@ -18,6 +18,11 @@ pub trait Robots: Game {
     /// Names accepted by [`Robots::robot`], weakest first.
     const ROBOTS: &'static [&'static str];
 
+    /// The robot a game server seats where no player is, unless told otherwise: the
+    /// strongest that answers at once (a searching robot would spend the session's time on
+    /// every move). The last of [`Robots::ROBOTS`] unless the game says otherwise.
+    const EMPTY_SEAT: &'static str = Self::ROBOTS[Self::ROBOTS.len() - 1];
+
     /// A robot of that name, seeded so that it plays the same way for the same seed.
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>>;
 

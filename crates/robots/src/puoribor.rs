@@ -9,6 +9,7 @@ use crate::{RandomRobot, Robots};
 
 impl Robots for Puoribor {
     const ROBOTS: &'static [&'static str] = &["random", "runner", "rotator", "strong"];
+    const EMPTY_SEAT: &'static str = "rotator";
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
         match name {

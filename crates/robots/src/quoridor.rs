@@ -10,6 +10,7 @@ use crate::{RandomRobot, Robots};
 impl Robots for Quoridor {
     const ROBOTS: &'static [&'static str] =
         &["random", "runner", "blocker", "aiarena-hard", "strong"];
+    const EMPTY_SEAT: &'static str = "blocker";
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
         match name {
