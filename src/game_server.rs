@@ -191,17 +191,18 @@ fn seat_range<G: CatalogGame>(
     Ok((players, players))
 }
 
-/// The robot in empty seats: the one asked for, else greedy, else the game's strongest.
+/// The robot in empty seats: the one asked for, else greedy, else the game's own choice
+/// ([`arbiter_robots::Robots::EMPTY_SEAT`]).
 fn robot<G: CatalogGame>(asked: Option<&str>) -> Result<String> {
     Ok(match asked {
-        Some(name) if !G::ROBOTS.contains(&name) => bail!(
+        Some(name) if !G::is_robot(name) => bail!(
             "there is no robot {name} for {}; there are: {}",
             G::NAME,
             G::ROBOTS.join(", ")
         ),
         Some(name) => name.to_owned(),
         None if G::ROBOTS.contains(&"greedy") => "greedy".into(),
-        None => G::ROBOTS.last().copied().unwrap_or("random").into(),
+        None => G::EMPTY_SEAT.into(),
     })
 }
 

@@ -1,5 +1,6 @@
-//! Puoribor robots: `random`, `runner` (walks a shortest path) and `rotator` (walks, or places
-//! the wall or rotation that hurts the opponent more than walking would help itself).
+//! Puoribor robots: `random`, `runner` (walks a shortest path), `rotator` (walks, or places
+//! the wall or rotation that hurts the opponent more than walking would help itself) and
+//! `strong` (searches; see [`crate::search`]).
 
 use arbiter_games::puoribor::{Action, Puoribor};
 use arbiter_games::{Game, Robot};
@@ -7,14 +8,15 @@ use arbiter_games::{Game, Robot};
 use crate::{RandomRobot, Robots};
 
 impl Robots for Puoribor {
-    const ROBOTS: &'static [&'static str] = &["random", "runner", "rotator"];
+    const ROBOTS: &'static [&'static str] = &["random", "runner", "rotator", "strong"];
+    const EMPTY_SEAT: &'static str = "rotator";
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
         match name {
             "random" => Some(Box::new(RandomRobot::<Puoribor>::new(seed))),
             "runner" => Some(Box::new(Runner)),
             "rotator" => Some(Box::new(Rotator::default())),
-            _ => None,
+            _ => crate::strong(name),
         }
     }
 }
@@ -109,6 +111,7 @@ impl Robot<Puoribor> for Rotator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::quick;
     use arbiter_games::puoribor::{WallLine, WallLineKind};
 
     #[test]
@@ -176,8 +179,8 @@ mod tests {
                 for seed in 0..3 {
                     let mut game = Puoribor::new();
                     let mut robots = [
-                        Puoribor::robot(name, seed).unwrap(),
-                        Puoribor::robot(opponent, seed + 100).unwrap(),
+                        Puoribor::robot(quick(name), seed).unwrap(),
+                        Puoribor::robot(quick(opponent), seed + 100).unwrap(),
                     ];
                     while let Some(p) = game.to_move() {
                         let action = robots[p].choose(&game);

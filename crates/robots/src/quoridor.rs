@@ -1,5 +1,6 @@
-//! Quoridor robots: `random`, `runner` (races along a shortest path) and `blocker` (races, and
-//! walls off the opponent who is ahead).
+//! Quoridor robots: `random`, `runner` (races along a shortest path), `blocker` (races, and
+//! walls off the opponent who is ahead), `aiarena-hard` (races, and places a wall that costs an
+//! opponent more than three steps) and `strong` (searches; see [`crate::search`]).
 
 use arbiter_games::quoridor::{Action, Cell, Quoridor};
 use arbiter_games::{Game, PlayerId, Robot};
@@ -7,14 +8,17 @@ use arbiter_games::{Game, PlayerId, Robot};
 use crate::{RandomRobot, Robots};
 
 impl Robots for Quoridor {
-    const ROBOTS: &'static [&'static str] = &["random", "runner", "blocker"];
+    const ROBOTS: &'static [&'static str] =
+        &["random", "runner", "blocker", "aiarena-hard", "strong"];
+    const EMPTY_SEAT: &'static str = "blocker";
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
         match name {
             "random" => Some(Box::new(RandomRobot::<Quoridor>::new(seed))),
             "runner" => Some(Box::new(Runner::default())),
             "blocker" => Some(Box::new(Blocker::default())),
-            _ => None,
+            "aiarena-hard" => Some(Box::new(AiArenaHard::default())),
+            _ => crate::strong(name),
         }
     }
 }
@@ -102,10 +106,62 @@ impl Robot<Quoridor> for Blocker {
     }
 }
 
+/// AI Arena's "hard" test bot: walks a shortest path, and places the wall that lengthens an
+/// opponent's shortest path most whenever that is by more than [`AiArenaHard::THRESHOLD`]
+/// steps. Of equally good walls it takes the first in the engine's order (horizontal walls,
+/// then vertical, each by row then column), trying the opponents in id order.
+#[derive(Default)]
+pub struct AiArenaHard {
+    runner: Runner,
+    actions: Vec<Action>,
+}
+
+impl AiArenaHard {
+    /// A wall must add more than this many steps to an opponent's path to be placed.
+    pub const THRESHOLD: u32 = 3;
+
+    /// The wall that adds most steps to one opponent's path, with those steps.
+    fn best_wall(&mut self, game: &Quoridor, me: PlayerId) -> Option<(u32, Action)> {
+        let before: Vec<Option<u32>> = (0..game.num_players())
+            .map(|p| if p == me { None } else { game.distance(p) })
+            .collect();
+        game.legal_actions(&mut self.actions);
+        let mut best: Option<(u32, Action)> = None;
+        for &action in self.actions.iter().filter(|a| matches!(a, Action::Wall(_))) {
+            let mut after = game.clone();
+            after.apply_unchecked(action);
+            let gain = before
+                .iter()
+                .enumerate()
+                .filter_map(|(p, d)| Some(after.distance(p)?.saturating_sub((*d)?)))
+                .max()
+                .unwrap_or(0);
+            if best.is_none_or(|(g, _)| gain > g) {
+                best = Some((gain, action));
+            }
+        }
+        best
+    }
+}
+
+impl Robot<Quoridor> for AiArenaHard {
+    fn choose(&mut self, game: &Quoridor) -> Action {
+        let me = game.current();
+        if game.walls_left(me) > 0
+            && let Some((gain, wall)) = self.best_wall(game, me)
+            && gain > Self::THRESHOLD
+        {
+            return wall;
+        }
+        self.runner.choose(game)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_games::quoridor::Settings;
+    use crate::testing::{play_match, quick};
+    use arbiter_games::quoridor::{Settings, Wall};
 
     fn start() -> Quoridor {
         Quoridor::new(Settings::standard(2, 9).unwrap()).unwrap()
@@ -164,22 +220,40 @@ mod tests {
     }
 
     #[test]
+    fn aiarena_hard_walks_while_no_wall_costs_the_opponent_four_steps() {
+        let game = start();
+        assert!(matches!(
+            AiArenaHard::default().choose(&game),
+            Action::Move(_)
+        ));
+    }
+
+    #[test]
+    fn aiarena_hard_closes_a_gap_that_sends_the_opponent_round() {
+        // A barrier below row 3 open at columns 4-5 and 8: closing 4-5 sends player 1 to column
+        // 8, four steps longer.
+        let walls = [
+            (Wall::horizontal(0, 3), 1),
+            (Wall::horizontal(2, 3), 1),
+            (Wall::horizontal(6, 3), 1),
+        ];
+        let pawns = [Some(Cell::new(4, 0)), Some(Cell::new(4, 8))];
+        let settings = Settings::standard(2, 9).unwrap();
+        let game = Quoridor::from_position(settings, 0, 0, &pawns, &[10, 7], &walls).unwrap();
+        assert_eq!(game.distance(1), Some(8));
+        let action = AiArenaHard::default().choose(&game);
+        assert_eq!(action, Action::Wall(Wall::horizontal(4, 3)));
+        let mut after = game.clone();
+        after.apply(action).unwrap();
+        assert_eq!(after.distance(1), Some(12));
+    }
+
+    #[test]
     fn every_robot_plays_only_legal_actions_in_four_player_games() {
         for name in Quoridor::ROBOTS {
             for seed in 0..5 {
-                let mut game = Quoridor::new(Settings::standard(4, 9).unwrap()).unwrap();
-                let mut robots: Vec<_> = (0..4)
-                    .map(|p| Quoridor::robot(name, seed * 4 + p).unwrap())
-                    .collect();
-                while let Some(p) = game.to_move() {
-                    if game.is_stuck() {
-                        game.apply_stuck();
-                        continue;
-                    }
-                    let action = robots[p].choose(&game);
-                    game.apply(action)
-                        .unwrap_or_else(|e| panic!("{name} played {action:?}: {e}"));
-                }
+                let game = Quoridor::new(Settings::standard(4, 9).unwrap()).unwrap();
+                play_match(game, &[quick(name); 4], seed * 4);
             }
         }
     }

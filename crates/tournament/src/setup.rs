@@ -499,7 +499,7 @@ fn sprt_players<G: CatalogGame>(
 /// The player of one `--add`: a robot of the game, or a player folder.
 fn added_player<G: CatalogGame>(flag: &str, name: &str) -> Result<Contestant, TournamentError> {
     if let Some(robot) = name.strip_prefix("builtin:") {
-        if !G::ROBOTS.contains(&robot) {
+        if !G::is_robot(robot) {
             return Err(setup(format!(
                 "{flag} {name}: {} has no such robot; there are: {}",
                 G::NAME,

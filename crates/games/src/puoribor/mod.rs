@@ -858,6 +858,44 @@ impl Puoribor {
         out
     }
 
+    /// One shortest path of the player's pawn to its goal row (walls block, pawns do not), as
+    /// cells `(x, y)` from the pawn's to a goal cell, both included. The same position always
+    /// gives the same path. A wall or rotation that lengthens the player's way must cut every
+    /// shortest path, so this one too: searches try only the actions across it.
+    pub fn shortest_path(&self, player: PlayerId) -> Vec<(u8, u8)> {
+        let (open_s, open_e) = self.open();
+        let goal = GOALS[player];
+        let mut last = bit(self.pawns[player] as usize);
+        let mut layers = vec![last];
+        let mut seen = last;
+        while last & goal == 0 {
+            last = expand(last, open_s, open_e) & !seen;
+            if last == 0 {
+                return Vec::new();
+            }
+            seen |= last;
+            layers.push(last);
+        }
+        let mut c = (last & goal).trailing_zeros() as usize;
+        let mut path = vec![coords(c)];
+        // Walk back from the goal, each time to a cell one step nearer the pawn. Cells are
+        // column-major: `c ± 1` is the cell below or above, `c ± 9` right or left.
+        for &before in layers.iter().rev().skip(1) {
+            c = if c >= 1 && has(before, c - 1) && has(open_s, c - 1) {
+                c - 1
+            } else if has(open_s, c) && has(before, c + 1) {
+                c + 1
+            } else if c >= 9 && has(before, c - 9) && has(open_e, c - 9) {
+                c - 9
+            } else {
+                c + 9
+            };
+            path.push(coords(c));
+        }
+        path.reverse();
+        path
+    }
+
     /// The legal pawn moves of the player on turn, as destination cells `(x, y)`.
     pub fn pawn_moves(&self) -> impl Iterator<Item = (u8, u8)> + use<> {
         let mut cells = Vec::with_capacity(5);

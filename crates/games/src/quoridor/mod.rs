@@ -620,6 +620,19 @@ impl Quoridor {
         let start = self.index(cell) as usize;
         with_words!(self.words, distance_impl(self, player, start))
     }
+    /// One shortest path of the player's pawn to its goal (walls block, pawns do not), from the
+    /// pawn's cell to a goal cell, both included; empty once eliminated. The same position
+    /// always gives the same path. A wall that lengthens the player's way must cut every
+    /// shortest path, so this one too: searches try only the walls across it.
+    pub fn shortest_path(&self, player: PlayerId) -> Vec<Cell> {
+        match self.pawn(player) {
+            Some(pawn) if player < self.n as usize => {
+                let start = self.index(pawn) as usize;
+                with_words!(self.words, shortest_path_impl(self, player, start))
+            }
+            _ => Vec::new(),
+        }
+    }
     /// Whether `cell` is on `player`'s goal edge.
     pub fn is_goal(&self, player: PlayerId, cell: Cell) -> bool {
         side_contains(goal_side(self.n as usize, player), self.m, cell)
@@ -833,6 +846,42 @@ impl Quoridor {
 fn distance_impl<const N: usize>(q: &Quoridor, player: PlayerId, start: usize) -> Option<u32> {
     q.open_sets::<N>()
         .distance(start, Bits::load(q.goal_words(player)))
+}
+
+fn shortest_path_impl<const N: usize>(q: &Quoridor, player: PlayerId, start: usize) -> Vec<Cell> {
+    let open = q.open_sets::<N>();
+    let goal = Bits::<N>::load(q.goal_words(player));
+    let mut layers = vec![Bits::<N>::single(start)];
+    let mut seen = layers[0];
+    let mut last = layers[0];
+    while !last.intersects(goal) {
+        last = open.expand(last).andn(seen);
+        if last.is_zero() {
+            return Vec::new();
+        }
+        seen |= last;
+        layers.push(last);
+    }
+    let m = q.m as usize;
+    let Some(mut c) = (last & goal).nth(0) else {
+        return Vec::new();
+    };
+    let mut path = vec![q.cell(c)];
+    // Walk back from the goal, each time to a cell one step nearer the pawn.
+    for before in layers.iter().rev().skip(1) {
+        c = if c >= m && before.get(c - m) && open.s.get(c - m) {
+            c - m
+        } else if open.s.get(c) && before.get(c + m) {
+            c + m
+        } else if c >= 1 && before.get(c - 1) && open.e.get(c - 1) {
+            c - 1
+        } else {
+            c + 1
+        };
+        path.push(q.cell(c));
+    }
+    path.reverse();
+    path
 }
 
 /// The first player on the board with no path to its goal, with `extra` placed.
