@@ -123,6 +123,25 @@ fn blocker_against_random_accepts_h1_and_json_has_the_documented_keys() {
 }
 
 #[test]
+fn strong_against_blocker_accepts_h1() {
+    let dir = temp_dir("strong");
+    // A node budget keeps the games short and the same on every machine.
+    let args = [
+        "--bot",
+        "builtin:strong/nodes=1000",
+        "--bot",
+        "builtin:blocker",
+        "--seed",
+        "3",
+        "--max-games",
+        "400",
+    ];
+    let result = json_of(sprt(&dir, &args));
+    assert_eq!(result["result"], "H1", "{result}");
+    assert!(result["elo"].as_f64().unwrap() > 100.0, "{result}");
+}
+
+#[test]
 fn a_robot_against_itself_never_accepts_h1() {
     let dir = temp_dir("self");
     // Two copies of one robot mirror each other in a pair (the same seed, seats swapped):
