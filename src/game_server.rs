@@ -194,7 +194,7 @@ fn seat_range<G: CatalogGame>(
 /// The robot in empty seats: the one asked for, else greedy, else the game's strongest.
 fn robot<G: CatalogGame>(asked: Option<&str>) -> Result<String> {
     Ok(match asked {
-        Some(name) if !G::ROBOTS.contains(&name) => bail!(
+        Some(name) if !G::is_robot(name) => bail!(
             "there is no robot {name} for {}; there are: {}",
             G::NAME,
             G::ROBOTS.join(", ")

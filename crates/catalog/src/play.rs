@@ -187,7 +187,7 @@ pub fn play_to_replay<G: CatalogGame>(plan: MatchPlan<'_, G>) -> Result<MatchRep
     if let Some(name) = seats
         .iter()
         .filter_map(SeatPlan::robot)
-        .find(|name| !G::ROBOTS.contains(name))
+        .find(|name| !G::is_robot(name))
     {
         return Err(PlayError::UnknownRobot {
             name: name.to_owned(),

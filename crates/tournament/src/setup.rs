@@ -400,7 +400,7 @@ pub fn gather_players<G: CatalogGame>(
 /// The player of one `--add`: a robot of the game, or a player folder.
 fn added_player<G: CatalogGame>(name: &str) -> Result<Contestant, TournamentError> {
     if let Some(robot) = name.strip_prefix("builtin:") {
-        if !G::ROBOTS.contains(&robot) {
+        if !G::is_robot(robot) {
             return Err(setup(format!(
                 "--add {name}: {} has no such robot; there are: {}",
                 G::NAME,
