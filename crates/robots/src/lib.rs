@@ -62,7 +62,7 @@ impl Budget {
     pub fn exhausted(&self, nodes: u64, deadline: Instant) -> bool {
         match *self {
             Budget::Nodes(limit) => nodes >= limit,
-            Budget::Clock => nodes % 1024 == 0 && Instant::now() >= deadline,
+            Budget::Clock => nodes.is_multiple_of(1024) && Instant::now() >= deadline,
         }
     }
 }

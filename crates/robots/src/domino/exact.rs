@@ -205,7 +205,7 @@ impl Solver {
             return Err(OutOfBudget);
         }
         if let Some(deadline) = self.limits.deadline
-            && self.nodes % 1024 == 0
+            && self.nodes.is_multiple_of(1024)
             && Instant::now() >= deadline
         {
             return Err(OutOfBudget);

@@ -173,6 +173,16 @@ mod tests {
             }
             let verdict = Solver::default().solve(&game).expect("small enough");
             assert_eq!(matches!(verdict, Verdict::Win(_)), wins(&game), "{game:?}");
+            game.legal_actions(&mut actions);
+            let winning = actions
+                .iter()
+                .filter(|&&p| {
+                    let mut next = game.clone();
+                    next.apply_unchecked(p);
+                    !wins(&next)
+                })
+                .count();
+            assert_eq!(Solver::default().count_wins(&game), Some(winning));
             if let Verdict::Win(p) = verdict {
                 game.apply(p).unwrap();
                 assert!(!wins(&game), "the winning move leaves a lost position");

@@ -43,6 +43,8 @@ pub struct SolverRobot {
     solver: Solver,
     /// Nodes spent on this move, search and solver together.
     spent: u64,
+    /// Search nodes alone, on this move.
+    searched: u64,
     /// The node count of this move's budget (unbounded by the clock).
     limit: u64,
     /// When this move's thinking stops under [`Budget::Clock`].
@@ -58,6 +60,7 @@ impl SolverRobot {
             budget,
             solver: Solver::default(),
             spent: 0,
+            searched: 0,
             limit: u64::MAX,
             deadline: None,
             log: String::new(),
@@ -67,6 +70,7 @@ impl SolverRobot {
     /// Starts a move's accounts under `clock`.
     fn start(&mut self, clock: &Clock) {
         self.spent = 0;
+        self.searched = 0;
         self.log.clear();
         match self.budget {
             Budget::Nodes(n) => {
@@ -80,11 +84,14 @@ impl SolverRobot {
         }
     }
 
-    /// Counts one search node; fails when the move's budget is spent.
+    /// Counts one search node; fails when the move's budget is spent. Not
+    /// [`Budget::exhausted`]: the count also jumps by the solver's positions, so the clock is
+    /// read on a count of search nodes alone.
     fn tick(&mut self) -> Result<(), OutOfBudget> {
         self.spent += 1;
+        self.searched += 1;
         let late = || self.deadline.is_some_and(|d| Instant::now() >= d);
-        if self.spent >= self.limit || (self.spent % 256 == 0 && late()) {
+        if self.spent >= self.limit || (self.searched.is_multiple_of(256) && late()) {
             return Err(OutOfBudget);
         }
         Ok(())
@@ -298,5 +305,98 @@ impl Robot<Domino> for SolverRobot {
 
     fn take_log(&mut self) -> String {
         std::mem::take(&mut self.log)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Robots;
+    use arbiter_games::domino::Settings;
+    use rand::Rng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn solver(seed: u64, nodes: u64) -> SolverRobot {
+        SolverRobot::new(seed, Budget::Nodes(nodes))
+    }
+
+    /// Plays a whole match on `settings`; the moves, and the seat that won.
+    fn play(
+        settings: &Settings,
+        robots: &mut [Box<dyn Robot<Domino>>; 2],
+    ) -> (Vec<Placement>, usize) {
+        let mut game = Domino::new(settings.clone()).unwrap();
+        let mut moves = Vec::new();
+        while let Some(p) = game.to_move() {
+            if game.is_stuck() {
+                game.apply_stuck();
+                continue;
+            }
+            let action = robots[p].choose(&game);
+            robots[p].take_log();
+            game.apply(action).unwrap();
+            moves.push(action);
+        }
+        (
+            moves,
+            1 - game.loser().expect("a Domino match ends by a loss"),
+        )
+    }
+
+    #[test]
+    fn it_plays_legal_moves_in_random_positions() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut robot = solver(1, 3_000);
+        let mut actions = Vec::new();
+        for round in 0..40 {
+            let n = [5, 9, 13, 17][round % 4];
+            let mut game = Domino::new(Settings::seeded(n, round as u64).unwrap()).unwrap();
+            let plies = rng.random_range(0..u32::from(n) * u32::from(n) / 2);
+            for _ in 0..plies {
+                game.legal_actions(&mut actions);
+                if actions.is_empty() {
+                    break;
+                }
+                game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
+            }
+            if game.is_stuck() {
+                continue;
+            }
+            let p = robot.choose(&game);
+            assert_eq!(game.check(p), Ok(()), "{game:?}");
+            assert!(robot.take_log().contains("#draw cell"));
+        }
+    }
+
+    #[test]
+    fn under_a_node_budget_it_plays_the_same_match_every_time() {
+        let settings = Settings::seeded(13, 2).unwrap();
+        let matches: Vec<_> = (0..2)
+            .map(|_| {
+                let mut robots: [Box<dyn Robot<Domino>>; 2] = [
+                    Box::new(solver(7, 5_000)),
+                    Domino::robot("parity", 7).unwrap(),
+                ];
+                play(&settings, &mut robots)
+            })
+            .collect();
+        assert_eq!(matches[0], matches[1]);
+    }
+
+    #[test]
+    fn it_beats_parity_on_the_same_boards_from_both_seats() {
+        let mut wins = 0;
+        for board in 0..3 {
+            let settings = Settings::seeded(13, board).unwrap();
+            for seat in 0..2 {
+                let mut robots: [Box<dyn Robot<Domino>>; 2] = [
+                    Domino::robot("solver/nodes=20000", board).unwrap(),
+                    Domino::robot("parity", board).unwrap(),
+                ];
+                robots.swap(0, seat);
+                wins += usize::from(play(&settings, &mut robots).1 == seat);
+            }
+        }
+        assert!(wins >= 5, "the solver won {wins} of 6");
     }
 }

@@ -111,13 +111,12 @@ impl Searcher {
 
     fn tick(&mut self) -> Result<(), OutOfBudget> {
         self.nodes += 1;
-        let stop = match self.budget {
-            Budget::Nodes(limit) => self.nodes > limit,
-            Budget::Clock => {
-                self.nodes % 64 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)
-            }
-        };
-        if stop { Err(OutOfBudget) } else { Ok(()) }
+        let deadline = self.deadline.unwrap_or_else(Instant::now);
+        if self.budget.exhausted(self.nodes, deadline) {
+            Err(OutOfBudget)
+        } else {
+            Ok(())
+        }
     }
 
     /// Every plan one turn longer than `beam[parent]`, appended to `out` as a [`Step`].
@@ -319,5 +318,88 @@ impl Searcher {
             let c = game.display_cell(t);
             let _ = writeln!(self.log, "#draw cell {} {} red target", c.x, c.y);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Robots;
+    use arbiter_games::Game;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Plays generated level `level` to its end, robot `names[(seat + shift) % n]` in each
+    /// seat: the actions, and each robot's points.
+    fn play(level: u64, names: &[&str], shift: usize) -> (Vec<Action>, Vec<u32>) {
+        let n = names.len();
+        let mut game = Labyrinth::generated(level, n).unwrap();
+        let mut robots: Vec<_> = (0..n)
+            .map(|s| Labyrinth::robot(names[(s + shift) % n], level).unwrap())
+            .collect();
+        let mut actions = Vec::new();
+        while let Some(p) = game.to_move() {
+            let action = robots[p].choose(&game);
+            robots[p].take_log();
+            game.apply(action).unwrap();
+            actions.push(action);
+        }
+        let mut points = vec![0; n];
+        for seat in 0..n {
+            points[(seat + shift) % n] += game.score(seat);
+        }
+        (actions, points)
+    }
+
+    #[test]
+    fn it_plays_legal_moves_in_random_positions() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut robot = Searcher::new(Budget::Nodes(2_000));
+        let mut actions = Vec::new();
+        for round in 0..12u64 {
+            let mut game = Labyrinth::generated(round + 1, 1 + round as usize % 4).unwrap();
+            for _ in 0..rng.random_range(0..60) {
+                game.legal_actions(&mut actions);
+                if game.to_move().is_none() {
+                    break;
+                }
+                game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
+            }
+            if game.to_move().is_none() {
+                continue;
+            }
+            let action = robot.choose(&game);
+            assert_eq!(game.check(action), Ok(()));
+            let log = robot.take_log();
+            assert!(
+                log.contains("plan of") && log.contains("#draw path"),
+                "{log}"
+            );
+        }
+    }
+
+    #[test]
+    fn under_a_node_budget_it_plays_the_same_match_every_time() {
+        let names = ["searcher/nodes=3000", "lookahead"];
+        assert_eq!(play(2, &names, 0), play(2, &names, 0));
+    }
+
+    #[test]
+    fn it_outscores_lookahead_from_both_seats() {
+        let names = ["searcher/nodes=40000", "lookahead"];
+        let mut points = [0, 0];
+        for level in 1..3 {
+            for shift in 0..2 {
+                let (_, p) = play(level, &names, shift);
+                points[0] += p[0];
+                points[1] += p[1];
+            }
+        }
+        assert!(
+            points[0] > points[1],
+            "searcher {} lookahead {}",
+            points[0],
+            points[1]
+        );
     }
 }
