@@ -191,7 +191,7 @@ fn seat_range<G: CatalogGame>(
     Ok((players, players))
 }
 
-/// The robot in empty seats: the one asked for, else greedy, else the game's strongest.
+/// The robot in empty seats: the one asked for, else greedy, else the game's robot for them.
 fn robot<G: CatalogGame>(asked: Option<&str>) -> Result<String> {
     Ok(match asked {
         Some(name) if !G::is_robot(name) => bail!(
@@ -201,7 +201,7 @@ fn robot<G: CatalogGame>(asked: Option<&str>) -> Result<String> {
         ),
         Some(name) => name.to_owned(),
         None if G::ROBOTS.contains(&"greedy") => "greedy".into(),
-        None => G::ROBOTS.last().copied().unwrap_or("random").into(),
+        None => G::EMPTY_SEAT.into(),
     })
 }
 

@@ -10,7 +10,7 @@ pub mod quoridor;
 
 use std::time::Instant;
 
-use arbiter_games::{Clock, Game, Robot};
+use arbiter_games::{Clock, Game, Robot, TimeControl, Wire};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -22,6 +22,11 @@ pub trait Robots: Game {
     /// A robot of that name, seeded so that it plays the same way for the same seed. Robots
     /// that search also take a budget suffix, `NAME/nodes=N` (see [`Budget::split`]).
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>>;
+
+    /// The robot that fills a game server's empty seats unless the organiser names one: one
+    /// that answers at once (searching robots spend their time, and a server runs many
+    /// tables); by default the last of [`Robots::ROBOTS`].
+    const EMPTY_SEAT: &'static str = Self::ROBOTS[Self::ROBOTS.len() - 1];
 
     /// Whether [`Robots::robot`] knows `name`, budget suffix included: what the command line
     /// and tournaments check a robot's name with.
@@ -64,6 +69,21 @@ impl Budget {
             Budget::Nodes(limit) => nodes >= limit,
             Budget::Clock => nodes.is_multiple_of(1024) && Instant::now() >= deadline,
         }
+    }
+}
+
+/// A clock for one answer from now under `G`'s own time control: what a searching robot
+/// asked through [`Robot::choose`], without a match clock, thinks by.
+pub fn game_clock<G: Wire>() -> Clock {
+    let now = Instant::now();
+    let allowed = match G::PROTOCOL.time {
+        TimeControl::PerReply { limit, .. } => limit,
+        TimeControl::Bank { initial, .. } => initial,
+    };
+    Clock {
+        started: now,
+        deadline: now + allowed,
+        control: G::PROTOCOL.time,
     }
 }
 

@@ -19,6 +19,7 @@ use crate::{Budget, RandomRobot, Robots};
 
 impl Robots for Domino {
     const ROBOTS: &'static [&'static str] = &["random", "parity", "solver"];
+    const EMPTY_SEAT: &'static str = "parity";
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
         match Budget::split(name)? {

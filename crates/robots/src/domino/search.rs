@@ -10,17 +10,17 @@
 //! replies, so an opponent that does not solve the position is likely to go wrong.
 
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use arbiter_games::domino::{Domino, Placement};
-use arbiter_games::{Clock, Game, Robot, Wire};
+use arbiter_games::{Clock, Game, Robot};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 
 use super::Degrees;
 use super::exact::{Limits, MAX_REGION, OutOfBudget, Solver, Verdict};
-use crate::{Budget, thinking_deadline};
+use crate::{Budget, game_clock, thinking_deadline};
 
 /// A won position's value; heuristic values stay far below it.
 const WIN: i32 = 1_000_000;
@@ -247,18 +247,7 @@ impl SolverRobot {
 
 impl Robot<Domino> for SolverRobot {
     fn choose(&mut self, game: &Domino) -> Placement {
-        // Without a match clock, the game's own: a reply's limit from now.
-        let limit = match Domino::PROTOCOL.time {
-            arbiter_games::TimeControl::PerReply { limit, .. } => limit,
-            arbiter_games::TimeControl::Bank { initial, .. } => initial,
-        };
-        let now = Instant::now();
-        let clock = Clock {
-            started: now,
-            deadline: now + limit.max(Duration::from_millis(1)),
-            control: Domino::PROTOCOL.time,
-        };
-        self.choose_in_time(game, &clock)
+        self.choose_in_time(game, &game_clock::<Domino>())
     }
 
     fn choose_in_time(&mut self, game: &Domino, clock: &Clock) -> Placement {

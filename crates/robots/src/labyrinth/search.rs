@@ -12,18 +12,18 @@
 //! is told; the other seats' pushes between its turns are why later points count for less.
 
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use arbiter_games::labyrinth::{Action, Labyrinth, Push};
-use arbiter_games::{Clock, Robot, TimeControl, Wire};
+use arbiter_games::{Clock, Robot};
 
 use super::{Sim, greedy_action, pushes_with};
-use crate::{Budget, thinking_deadline};
+use crate::{Budget, game_clock, thinking_deadline};
 
 /// Plans kept at each depth.
 const BEAM: usize = 256;
 /// Reachable cells tried after each push, the nearest to the target.
-const CELLS_PER_PUSH: usize = 3;
+const CELLS_PER_PUSH: usize = 6;
 /// The deepest plan, in turns.
 const MAX_DEPTH: usize = 3;
 /// A point scored on the plan's first turn; each later turn's point is worth [`LATER`] less.
@@ -248,18 +248,7 @@ impl Step {
 
 impl Robot<Labyrinth> for Searcher {
     fn choose(&mut self, game: &Labyrinth) -> Action {
-        // Without a match clock, the game's own: a reply's limit from now.
-        let limit = match Labyrinth::PROTOCOL.time {
-            TimeControl::PerReply { limit, .. } => limit,
-            TimeControl::Bank { initial, .. } => initial,
-        };
-        let now = Instant::now();
-        let clock = Clock {
-            started: now,
-            deadline: now + limit.max(Duration::from_millis(1)),
-            control: Labyrinth::PROTOCOL.time,
-        };
-        self.choose_in_time(game, &clock)
+        self.choose_in_time(game, &game_clock::<Labyrinth>())
     }
 
     fn choose_in_time(&mut self, game: &Labyrinth, clock: &Clock) -> Action {
