@@ -147,8 +147,12 @@ fn play<G: CatalogGame>(
             ClientEvent::Pending => {}
             ClientEvent::End => return Ok(()),
             ClientEvent::Acknowledge(ack) => {
+                // The referee times an acknowledgement as a reply (the first one gets the
+                // start-up allowance), so the bot's own clock counts it as one too.
+                let request = clock.start(Instant::now());
                 writeln!(stdout, "{ack}")?;
                 stdout.flush()?;
+                clock.answered(&request, Instant::now());
             }
             ClientEvent::YourTurn(game) => {
                 let turn = clock.start(Instant::now());

@@ -62,6 +62,16 @@ fn starters_and_robots_as_processes_play_without_a_fault() {
     }
 }
 
+#[test]
+fn the_solver_robot_as_a_process_plays_a_whole_match_in_time() {
+    // Under the default clock of 500 ms a reply, which it reads and keeps to itself.
+    let exe = env!("CARGO_BIN_EXE_arbiter");
+    let solver = format!("{exe} bot domino solver --seed 2");
+    let result = play_json(&["--bot", &solver, "--bot", "builtin:parity", "--board", "15"]);
+    assert_no_faults(&result);
+    assert_eq!(result["reason"], "no_moves", "{result}");
+}
+
 /// The board of the spec's example exchange, n = 3 with one obstacle in the middle.
 const EXAMPLE: [&str; 4] = ["--board", "3", "--obstacles", "{1;1}"];
 const A_EXAMPLE: &[&str] = &["ok", "ok", "{0;0},{0;1}", "{1;2},{0;2}"];

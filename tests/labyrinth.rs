@@ -81,6 +81,23 @@ fn the_python_starter_and_a_robot_process_play_a_full_match_without_a_fault() {
 }
 
 #[test]
+fn the_searcher_robot_as_a_process_plays_a_whole_match_in_time() {
+    // Under the default clock of 2 s a turn, which it reads and keeps to itself.
+    let exe = env!("CARGO_BIN_EXE_arbiter");
+    let searcher = format!("{exe} bot labyrinth searcher");
+    let result = play_json(&[
+        "--bot",
+        &searcher,
+        "--bot",
+        "builtin:lookahead",
+        "--seed",
+        "5",
+    ]);
+    assert_no_faults(&result);
+    assert_eq!(result["reason"], "tick_limit", "{result}");
+}
+
+#[test]
 fn a_robot_process_plays_exactly_as_the_robot_in_process() {
     let exe = env!("CARGO_BIN_EXE_arbiter");
     let process = format!("{exe} bot labyrinth greedy");

@@ -9,8 +9,8 @@ mod games;
 mod robot;
 mod timing;
 
+pub use crate::Budget;
 pub use robot::Strong;
-pub use timing::Budget;
 
 use arbiter_games::{PlayerId, Wire};
 

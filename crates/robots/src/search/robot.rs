@@ -6,8 +6,9 @@ use std::time::Instant;
 use arbiter_games::{Clock, OwnClock, PlayerId, Robot};
 
 use super::alphabeta::{Report, Searcher};
-use super::timing::{Budget, Limits};
+use super::timing::Limits;
 use super::{Racing, Shape, Xy};
+use crate::Budget;
 
 /// Actions of the principal variation written to the log.
 const PV_SHOWN: usize = 8;

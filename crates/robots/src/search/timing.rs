@@ -4,29 +4,7 @@ use std::time::{Duration, Instant};
 
 use arbiter_games::{Clock, TimeControl};
 
-/// What bounds the robot's thinking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Budget {
-    /// The match's clock, spread over the turns still to come.
-    Clock,
-    /// A fixed number of positions per move: the same choices on every machine, for tests and
-    /// reproducible tournaments. The clock still stops a search that would time out.
-    Nodes(u64),
-}
-
-impl Budget {
-    /// Reads the part of a robot name after `strong`: nothing for the clock, `/nodes=N` for a
-    /// node budget of `N` (at least 1).
-    pub fn parse(suffix: &str) -> Option<Budget> {
-        match suffix {
-            "" => Some(Budget::Clock),
-            _ => {
-                let n: u64 = suffix.strip_prefix("/nodes=")?.parse().ok()?;
-                (n > 0).then_some(Budget::Nodes(n))
-            }
-        }
-    }
-}
+use crate::Budget;
 
 /// Kept back from a bank for the time the referee counts and the robot cannot see: the pipe,
 /// scheduling on a loaded machine, the answer's way back.
@@ -90,16 +68,6 @@ impl Limits {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn budgets_parse_from_the_name_suffix() {
-        assert_eq!(Budget::parse(""), Some(Budget::Clock));
-        assert_eq!(Budget::parse("/nodes=2000"), Some(Budget::Nodes(2000)));
-        assert_eq!(Budget::parse("/nodes=0"), None);
-        assert_eq!(Budget::parse("/nodes="), None);
-        assert_eq!(Budget::parse("/playouts=5"), None);
-        assert_eq!(Budget::parse("x"), None);
-    }
 
     #[test]
     fn a_bank_is_spread_and_a_reserve_kept() {

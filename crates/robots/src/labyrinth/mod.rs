@@ -1,24 +1,30 @@
 //! Labyrinth robots: `random`; `greedy`, the robot rule of docs/games/labyrinth.md#sessions-on-the-game-server that fills
-//! empty seats on the server; and `lookahead`, which also plans its next turn.
+//! empty seats on the server; `lookahead`, which also plans its next turn; and `searcher`,
+//! which plans several of its turns with a beam search ([`search`]).
 //!
-//! Both deterministic robots look only at their own princess and target: a bot is never told the
+//! The deterministic robots look only at their own princess and targets: a bot is never told the
 //! other seats' targets, and a robot running as a process must play the same as in process.
+
+pub mod search;
+
+pub use search::Searcher;
 
 use arbiter_games::Robot;
 use arbiter_games::labyrinth::{
     Action, Cell, Labyrinth, MAX_CELLS, Push, class_of, push_tiles, pushed_cell, reach,
 };
 
-use crate::{RandomRobot, Robots};
+use crate::{Budget, RandomRobot, Robots};
 
 impl Robots for Labyrinth {
-    const ROBOTS: &'static [&'static str] = &["random", "greedy", "lookahead"];
+    const ROBOTS: &'static [&'static str] = &["random", "greedy", "lookahead", "searcher"];
 
     fn robot(name: &str, seed: u64) -> Option<Box<dyn Robot<Self>>> {
-        match name {
-            "random" => Some(Box::new(RandomRobot::<Labyrinth>::new(seed))),
-            "greedy" => Some(Box::new(Greedy)),
-            "lookahead" => Some(Box::new(Lookahead::default())),
+        match Budget::split(name)? {
+            ("random", Budget::Clock) => Some(Box::new(RandomRobot::<Labyrinth>::new(seed))),
+            ("greedy", Budget::Clock) => Some(Box::new(Greedy)),
+            ("lookahead", Budget::Clock) => Some(Box::new(Lookahead::default())),
+            ("searcher", budget) => Some(Box::new(Searcher::new(budget))),
             _ => None,
         }
     }
@@ -53,6 +59,8 @@ struct Sim {
     tiles: [u8; MAX_CELLS],
     at: usize,
     target: Option<usize>,
+    /// The cell of the target after this one, when a plan looks that far.
+    next: Option<usize>,
 }
 
 impl Sim {
@@ -67,6 +75,7 @@ impl Sim {
             tiles,
             at: cell(game.position(seat)),
             target: target.map(|d| cell(game.display_cell(d))),
+            next: None,
         }
     }
 
@@ -88,6 +97,7 @@ impl Sim {
         let fallen = push_tiles(&mut next.tiles[..cells], self.width, self.height, push);
         next.at = self.moved(push, self.at);
         next.target = self.target.map(|t| self.moved(push, t));
+        next.next = self.next.map(|t| self.moved(push, t));
         (next, fallen)
     }
 

@@ -1,0 +1,394 @@
+//! The `searcher` robot: a beam search over its own next turns.
+//!
+//! A plan is a sequence of its own turns, each a push and a walk. From the plans of `d` turns it
+//! keeps the best [`BEAM`] and extends each by every valid push, walking to the few reachable
+//! cells nearest the target (or onto it, which scores and turns the plan to the following
+//! target). A plan is worth its points, the earlier the more, less the distance left to its
+//! target; the robot plays the first turn of the best plan of the deepest search completed.
+//!
+//! Why: `lookahead` weighs two turns and only the cells nearest its target; a target across the
+//! board takes several turns, and the best first step towards it is often not the nearest cell.
+//! Like every Labyrinth robot it looks only at its own princess and targets, which is all a bot
+//! is told; the other seats' pushes between its turns are why later points count for less.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use arbiter_games::labyrinth::{Action, Labyrinth, Push};
+use arbiter_games::{Clock, Robot};
+
+use super::{Sim, greedy_action, pushes_with};
+use crate::{Budget, game_clock, thinking_deadline};
+
+/// Plans kept at each depth.
+const BEAM: usize = 256;
+/// Reachable cells tried after each push, the nearest to the target.
+const CELLS_PER_PUSH: usize = 6;
+/// The deepest plan, in turns.
+const MAX_DEPTH: usize = 3;
+/// A point scored on the plan's first turn; each later turn's point is worth [`LATER`] less.
+const POINT: i64 = 1000;
+/// How much less a point is worth for each turn it comes later.
+const LATER: i64 = 150;
+/// The best plans whose following turn is weighed too.
+const REFINED: usize = 24;
+/// The share of the time left it thinks for: the rest covers a loaded machine and the pipe.
+const TIME_SHARE: f64 = 0.4;
+
+/// Plans its next turns with a beam search; see the module docs.
+pub struct Searcher {
+    budget: Budget,
+    /// Pushes expanded on this move (one walk computed each).
+    nodes: u64,
+    deadline: Option<Instant>,
+    pushes: Vec<Push>,
+    log: String,
+}
+
+/// A sequence of the robot's own turns and where it leaves the princess.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// The board after the last turn, the princess where she walked.
+    sim: Sim,
+    /// The extra tile in hand after the last turn.
+    extra: u8,
+    /// The plan's first turn: what the robot plays now.
+    first: Action,
+    /// Points scored, each by how early.
+    points: i64,
+    /// The princess's cell after each turn, for the drawing.
+    path: [(u8, u8); MAX_DEPTH],
+    turns: usize,
+}
+
+impl Plan {
+    fn distance(&self) -> i64 {
+        match self.sim.target {
+            Some(t) => i64::from(self.sim.manhattan(self.sim.at, t)),
+            None => 0,
+        }
+    }
+
+    /// What the plan is worth: its points, less the distance left.
+    fn value(&self) -> i64 {
+        self.points - self.distance()
+    }
+
+    /// The plan one turn longer: `push`, then a walk to `cell` of `after`.
+    fn then(&self, push: Push, after: &Sim, fallen: u8, cell: usize) -> Plan {
+        let mut next = *self;
+        next.sim = *after;
+        next.sim.at = cell;
+        next.extra = fallen;
+        if self.turns == 0 {
+            next.first = after.goto(push, cell);
+        }
+        if after.target == Some(cell) {
+            next.points += POINT - LATER * self.turns as i64;
+            next.sim.target = after.next;
+            next.sim.next = None;
+        }
+        let w = after.width;
+        next.path[self.turns] = ((cell % w) as u8, (cell / w) as u8);
+        next.turns += 1;
+        next
+    }
+}
+
+struct OutOfBudget;
+
+impl Searcher {
+    /// The searcher, thinking within `budget`.
+    pub fn new(budget: Budget) -> Searcher {
+        Searcher {
+            budget,
+            nodes: 0,
+            deadline: None,
+            pushes: Vec::new(),
+            log: String::new(),
+        }
+    }
+
+    fn tick(&mut self) -> Result<(), OutOfBudget> {
+        self.nodes += 1;
+        let deadline = self.deadline.unwrap_or_else(Instant::now);
+        if self.budget.exhausted(self.nodes, deadline) {
+            Err(OutOfBudget)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Every plan one turn longer than `beam[parent]`, appended to `out` as a [`Step`].
+    fn extend(
+        &mut self,
+        game: &Labyrinth,
+        beam: &[Plan],
+        parent: usize,
+        out: &mut Vec<Step>,
+    ) -> Result<(), OutOfBudget> {
+        let plan = &beam[parent];
+        let mut pushes = std::mem::take(&mut self.pushes);
+        pushes_with(game, plan.extra, &mut pushes);
+        let mut nearest: Vec<(u32, usize)> = Vec::new();
+        let mut result = Ok(());
+        for &push in &pushes {
+            if let Err(e) = self.tick() {
+                result = Err(e);
+                break;
+            }
+            let (after, fallen) = plan.sim.pushed(push);
+            nearest.clear();
+            nearest.extend(after.walks().map(|(cell, d)| (d, cell)));
+            let step = |cell: usize| Step {
+                parent: parent as u32,
+                push,
+                cell: cell as u16,
+                value: plan.then(push, &after, fallen, cell).value(),
+            };
+            if let Some(t) = after.target
+                && nearest.iter().any(|&(_, c)| c == t)
+            {
+                out.push(step(t));
+                continue;
+            }
+            let keep = CELLS_PER_PUSH.min(nearest.len());
+            if keep < nearest.len() {
+                nearest.select_nth_unstable(keep);
+            }
+            nearest[..keep].sort_unstable();
+            out.extend(nearest[..keep].iter().map(|&(_, cell)| step(cell)));
+        }
+        self.pushes = pushes;
+        result
+    }
+
+    /// The best plans of the deepest search completed within the budget (best first, never
+    /// empty), and their depth.
+    fn search(&mut self, game: &Labyrinth, root: Plan) -> (Vec<Plan>, usize) {
+        let mut beam = vec![root];
+        let mut best = None;
+        let mut steps = Vec::new();
+        for depth in 1..=MAX_DEPTH {
+            steps.clear();
+            let complete = (0..beam.len())
+                .try_for_each(|parent| self.extend(game, &beam, parent, &mut steps))
+                .is_ok();
+            if !complete && best.is_some() {
+                break;
+            }
+            // Best first; equal values keep the order they were found in. A first depth cut
+            // short still gives the best turn it saw (the greedy one if none).
+            steps.sort_by_key(|s| std::cmp::Reverse(s.value));
+            steps.truncate(BEAM);
+            let next: Vec<Plan> = steps.iter().map(|s| s.plan(&beam)).collect();
+            if next.is_empty() {
+                break;
+            }
+            best = Some((next.clone(), depth));
+            if !complete {
+                break;
+            }
+            beam = next;
+        }
+        best.unwrap_or((beam, 0))
+    }
+
+    /// Of the best `plans`, the one whose turn after its end looks best: one that can then
+    /// score by more pushes survives more of the other seats' pushes in between.
+    fn refine(&mut self, game: &Labyrinth, plans: &[Plan]) -> (Plan, i64) {
+        let mut best = (plans[0], i64::MIN);
+        let mut pushes = std::mem::take(&mut self.pushes);
+        for plan in plans.iter().take(REFINED) {
+            pushes_with(game, plan.extra, &mut pushes);
+            let (mut scoring, mut distance) = (0i64, u32::MAX);
+            for &push in &pushes {
+                if self.tick().is_err() {
+                    self.pushes = pushes;
+                    return best;
+                }
+                let (after, _) = plan.sim.pushed(push);
+                let d = after.walks().map(|(_, d)| d).min().unwrap_or(u32::MAX);
+                scoring += i64::from(d == 0);
+                distance = distance.min(d);
+            }
+            let next = if plan.sim.target.is_none() {
+                0
+            } else if scoring > 0 {
+                (POINT - LATER * plan.turns as i64) * (4 + scoring.min(12)) / 16
+            } else {
+                -i64::from(distance)
+            };
+            let value = plan.points + next;
+            if value > best.1 {
+                best = (*plan, value);
+            }
+        }
+        self.pushes = pushes;
+        best
+    }
+}
+
+/// A plan one turn longer than one of the beam, as few bytes: a depth holds many of them,
+/// and only the best become plans.
+struct Step {
+    parent: u32,
+    push: Push,
+    cell: u16,
+    value: i64,
+}
+
+impl Step {
+    fn plan(&self, beam: &[Plan]) -> Plan {
+        let parent = &beam[self.parent as usize];
+        let (after, fallen) = parent.sim.pushed(self.push);
+        parent.then(self.push, &after, fallen, usize::from(self.cell))
+    }
+}
+
+impl Robot<Labyrinth> for Searcher {
+    fn choose(&mut self, game: &Labyrinth) -> Action {
+        self.choose_in_time(game, &game_clock::<Labyrinth>())
+    }
+
+    fn choose_in_time(&mut self, game: &Labyrinth, clock: &Clock) -> Action {
+        self.log.clear();
+        self.nodes = 0;
+        self.deadline = Some(thinking_deadline(clock, TIME_SHARE));
+        let seat = game.seat_on_turn();
+        let Some(target) = game.current_target(seat) else {
+            return greedy_action(game);
+        };
+        let mut sim = Sim::of(game, seat, Some(target));
+        sim.next = game.following_target(seat).map(|d| {
+            let c = game.display_cell(d);
+            c.y as usize * sim.width + c.x as usize
+        });
+        let root = Plan {
+            sim,
+            extra: game.extra(seat),
+            first: greedy_action(game),
+            points: 0,
+            path: [(0, 0); MAX_DEPTH],
+            turns: 0,
+        };
+        let (plans, depth) = self.search(game, root);
+        let (plan, value) = self.refine(game, &plans);
+        self.describe(&plan, value, depth);
+        self.draw(game, &plan);
+        plan.first
+    }
+
+    fn take_log(&mut self) -> String {
+        std::mem::take(&mut self.log)
+    }
+}
+
+impl Searcher {
+    /// The plan and its evaluation in the log.
+    fn describe(&mut self, plan: &Plan, value: i64, depth: usize) {
+        let _ = writeln!(
+            self.log,
+            "plan of {depth} turns: value {value} ({} nodes), playing {:?}",
+            self.nodes, plan.first
+        );
+    }
+
+    /// The plan's path and the target, drawn.
+    fn draw(&mut self, game: &Labyrinth, plan: &Plan) {
+        let seat = game.seat_on_turn();
+        let at = game.position(seat);
+        let mut path = format!("#draw path {} {}", at.x, at.y);
+        for &(x, y) in &plan.path[..plan.turns] {
+            let _ = write!(path, " {x} {y}");
+        }
+        let _ = writeln!(self.log, "{path} green");
+        if let Some(t) = game.current_target(seat) {
+            let c = game.display_cell(t);
+            let _ = writeln!(self.log, "#draw cell {} {} red target", c.x, c.y);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Robots;
+    use arbiter_games::Game;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Plays generated level `level` to its end, robot `names[(seat + shift) % n]` in each
+    /// seat: the actions, and each robot's points.
+    fn play(level: u64, names: &[&str], shift: usize) -> (Vec<Action>, Vec<u32>) {
+        let n = names.len();
+        let mut game = Labyrinth::generated(level, n).unwrap();
+        let mut robots: Vec<_> = (0..n)
+            .map(|s| Labyrinth::robot(names[(s + shift) % n], level).unwrap())
+            .collect();
+        let mut actions = Vec::new();
+        while let Some(p) = game.to_move() {
+            let action = robots[p].choose(&game);
+            robots[p].take_log();
+            game.apply(action).unwrap();
+            actions.push(action);
+        }
+        let mut points = vec![0; n];
+        for seat in 0..n {
+            points[(seat + shift) % n] += game.score(seat);
+        }
+        (actions, points)
+    }
+
+    #[test]
+    fn it_plays_legal_moves_in_random_positions() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut robot = Searcher::new(Budget::Nodes(2_000));
+        let mut actions = Vec::new();
+        for round in 0..12u64 {
+            let mut game = Labyrinth::generated(round + 1, 1 + round as usize % 4).unwrap();
+            for _ in 0..rng.random_range(0..60) {
+                game.legal_actions(&mut actions);
+                if game.to_move().is_none() {
+                    break;
+                }
+                game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
+            }
+            if game.to_move().is_none() {
+                continue;
+            }
+            let action = robot.choose(&game);
+            assert_eq!(game.check(action), Ok(()));
+            let log = robot.take_log();
+            assert!(
+                log.contains("plan of") && log.contains("#draw path"),
+                "{log}"
+            );
+        }
+    }
+
+    #[test]
+    fn under_a_node_budget_it_plays_the_same_match_every_time() {
+        let names = ["searcher/nodes=3000", "lookahead"];
+        assert_eq!(play(2, &names, 0), play(2, &names, 0));
+    }
+
+    #[test]
+    fn it_outscores_lookahead_from_both_seats() {
+        let names = ["searcher/nodes=40000", "lookahead"];
+        let mut points = [0, 0];
+        for level in 1..3 {
+            for shift in 0..2 {
+                let (_, p) = play(level, &names, shift);
+                points[0] += p[0];
+                points[1] += p[1];
+            }
+        }
+        assert!(
+            points[0] > points[1],
+            "searcher {} lookahead {}",
+            points[0],
+            points[1]
+        );
+    }
+}
