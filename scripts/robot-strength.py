@@ -25,25 +25,28 @@ MCTS = os.path.join(HERE, "openspiel-mcts-bot.py")
 
 
 def scenarios(args):
-    """(name, game, game flags, seats of one game as a function of the game's index, subject's
-    seat of that game, extra flags)."""
+    """(name, game, game flags of a pair, seats of one game and the subject's seat among them
+    as a function of the game's index, extra flags). Labyrinth's level does not follow the
+    seed, so each pair plays a level of its own."""
     strong_process = f"{args.arbiter} bot quoridor strong --time-bank-ms 1000 --time-per-turn-ms 30"
     two = lambda a, b: (lambda i: ([a, b], 0) if i % 2 == 0 else ([b, a], 1))
     four = lambda a, b: (lambda i: ([a if s == i % 4 else b for s in range(4)], i % 4))
+    none = lambda pair: []
+    level = lambda pair: ["--level", str(1 + pair)]
     found = [
-        ("quoridor strong vs blocker", "quoridor", [], two("builtin:strong", "builtin:blocker"), []),
-        ("quoridor strong vs aiarena-hard", "quoridor", [],
+        ("quoridor strong vs blocker", "quoridor", none, two("builtin:strong", "builtin:blocker"), []),
+        ("quoridor strong vs aiarena-hard", "quoridor", none,
          two("builtin:strong", "builtin:aiarena-hard"), []),
-        ("quoridor 4p strong vs 3 blockers", "quoridor", ["--players", "4"],
+        ("quoridor 4p strong vs 3 blockers", "quoridor", lambda pair: ["--players", "4"],
          four("builtin:strong", "builtin:blocker"), []),
-        ("puoribor strong vs rotator", "puoribor", [], two("builtin:strong", "builtin:rotator"), []),
-        ("domino solver vs parity", "domino", [], two("builtin:solver", "builtin:parity"), []),
-        ("labyrinth searcher vs lookahead", "labyrinth", [],
+        ("puoribor strong vs rotator", "puoribor", none, two("builtin:strong", "builtin:rotator"), []),
+        ("domino solver vs parity", "domino", none, two("builtin:solver", "builtin:parity"), []),
+        ("labyrinth searcher vs lookahead", "labyrinth", level,
          two("builtin:searcher", "builtin:lookahead"), []),
     ]
     if args.openspiel_python:
         mcts = f"{args.openspiel_python} {MCTS}"
-        found.append(("quoridor strong vs OpenSpiel MCTS", "quoridor", [],
+        found.append(("quoridor strong vs OpenSpiel MCTS", "quoridor", none,
                       two(strong_process, mcts),
                       ["--time-bank-ms", "600000", "--time-per-turn-ms", "0"]))
     return [s for s in found if not args.only or any(o in s[0] for o in args.only)]
@@ -66,7 +69,8 @@ def measure(args, scenario):
     for i in range(args.games):
         bots, subject = seating(i)
         seed = 1000 + i // 2
-        futures.append((subject, pool.submit(play, args, game, game_flags, bots, seed, extra)))
+        flags = game_flags(i // 2)
+        futures.append((subject, pool.submit(play, args, game, flags, bots, seed, extra)))
     others = 0.0
     for subject, future in futures:
         result = future.result()

@@ -139,6 +139,21 @@ pub enum TimeControl {
     },
 }
 
+impl TimeControl {
+    /// The time a request may take: under a bank, `bank` credited with the increment; under
+    /// a per-reply limit, the limit, with the start-up extra for a bot's first request.
+    pub fn allow(self, bank: &mut Duration, first_request: bool) -> Duration {
+        match self {
+            TimeControl::Bank { increment, .. } => {
+                *bank += increment;
+                *bank
+            }
+            TimeControl::PerReply { limit, first_extra } if first_request => limit + first_extra,
+            TimeControl::PerReply { limit, .. } => limit,
+        }
+    }
+}
+
 /// How one answer is cut out of what a bot sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Framing {
@@ -417,20 +432,7 @@ impl OwnClock {
 
     /// The clock of a request completed at `now` (its bank credited, as the referee does).
     pub fn start(&mut self, now: Instant) -> Clock {
-        let allowed = match self.control {
-            TimeControl::Bank { increment, .. } => {
-                self.bank += increment;
-                self.bank
-            }
-            TimeControl::PerReply { limit, first_extra } => {
-                limit
-                    + if self.requests == 0 {
-                        first_extra
-                    } else {
-                        Duration::ZERO
-                    }
-            }
-        };
+        let allowed = self.control.allow(&mut self.bank, self.requests == 0);
         self.requests += 1;
         Clock {
             started: now,

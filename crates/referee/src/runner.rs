@@ -390,20 +390,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         ack: Option<&'static str>,
     ) -> Result<Line, (Fault<G::Action>, String)> {
         let state = &mut self.seats[p];
-        let allowed = match self.time {
-            TimeControl::Bank { increment, .. } => {
-                state.bank += increment;
-                state.bank
-            }
-            TimeControl::PerReply { limit, first_extra } => {
-                limit
-                    + if state.requests == 0 {
-                        first_extra
-                    } else {
-                        Duration::ZERO
-                    }
-            }
-        };
+        let allowed = self.time.allow(&mut state.bank, state.requests == 0);
         state.requests += 1;
         self.discarded.clear();
         let cpu_before = state.seat.cpu_time();
