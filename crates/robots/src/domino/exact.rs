@@ -115,7 +115,7 @@ impl Solver {
         self.limits = limits;
     }
 
-    /// Positions evaluated by the last call of [`Solver::solve`] or [`Solver::regions_of`].
+    /// Positions evaluated by the last call of [`Solver::solve`] or [`Solver::count_wins`].
     pub fn nodes(&self) -> u64 {
         self.nodes
     }

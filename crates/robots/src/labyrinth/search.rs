@@ -1,7 +1,7 @@
 //! The `searcher` robot: a beam search over its own next turns.
 //!
 //! A plan is a sequence of its own turns, each a push and a walk. From the plans of `d` turns it
-//! keeps the best [`BEAM`] and extends each by every valid push, walking to the few reachable
+//! keeps the best 256 and extends each by every valid push, walking to the few reachable
 //! cells nearest the target (or onto it, which scores and turns the plan to the following
 //! target). A plan is worth its points, the earlier the more, less the distance left to its
 //! target; the robot plays the first turn of the best plan of the deepest search completed.
