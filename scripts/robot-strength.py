@@ -76,7 +76,12 @@ def measure(args, scenario):
         result = future.result()
         points += result["scores"][subject]
         others += sum(result["scores"]) - result["scores"][subject]
-        faults += sum(b["timeouts"] + b["errors"] + b["crashed"] for b in result["bots"])
+        for bot in result["bots"]:
+            count = bot["timeouts"] + bot["errors"] + bot["crashed"]
+            if count:
+                faults += count
+                print(f"{name}: seed {result['seed']}: {bot['name']} timeouts {bot['timeouts']} "
+                      f"errors {bot['errors']} crashed {bot['crashed']}", file=sys.stderr)
         games += 1
         if games % 20 == 0:
             print(f"{name}: {games} games, {points:g} points", file=sys.stderr)
