@@ -61,6 +61,20 @@ def play(args, game, game_flags, bots, seed, extra):
     return json.loads(out)
 
 
+def seat_faults(label, result):
+    """The faults of each seat of a match (`arbiter play --json`): timeouts, bad answers and a
+    crash, each counted; every seat that had one is named on stderr with the match's seed."""
+    counts = []
+    for bot in result["bots"]:
+        count = bot["timeouts"] + bot["errors"] + bot["crashed"]
+        if count:
+            killed = f" killed for {bot['killed_for']}" if bot.get("killed_for") else ""
+            print(f"{label}: seed {result['seed']}: {bot['name']} timeouts {bot['timeouts']} "
+                  f"errors {bot['errors']} crashed {bot['crashed']}{killed}", file=sys.stderr)
+        counts.append(count)
+    return counts
+
+
 def measure(args, scenario):
     name, game, game_flags, seating, extra = scenario
     points, faults, games = 0.0, 0, 0
@@ -76,12 +90,7 @@ def measure(args, scenario):
         result = future.result()
         points += result["scores"][subject]
         others += sum(result["scores"]) - result["scores"][subject]
-        for bot in result["bots"]:
-            count = bot["timeouts"] + bot["errors"] + bot["crashed"]
-            if count:
-                faults += count
-                print(f"{name}: seed {result['seed']}: {bot['name']} timeouts {bot['timeouts']} "
-                      f"errors {bot['errors']} crashed {bot['crashed']}", file=sys.stderr)
+        faults += sum(seat_faults(name, result))
         games += 1
         if games % 20 == 0:
             print(f"{name}: {games} games, {points:g} points", file=sys.stderr)
