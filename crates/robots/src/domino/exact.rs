@@ -65,6 +65,9 @@ pub struct Region {
     pub dominoes: Vec<u64>,
 }
 
+/// The most memo slots kept from one region to the next; see [`Solver::forget`].
+const KEPT_MEMO: usize = 1 << 16;
+
 /// The exact solver, with a memo of Grundy values that lives for one region.
 #[derive(Default)]
 pub struct Solver {
@@ -120,13 +123,25 @@ impl Solver {
         self.nodes
     }
 
+    /// Empties the memo for a new region. Clearing a table costs its capacity, not its
+    /// entries, and a search clears it for every region of every leaf: a table one big solve
+    /// grew to millions of slots made each later clear cost milliseconds, and the robot
+    /// overran its clock. Such a table is dropped instead.
+    fn forget(&mut self) {
+        if self.memo.capacity() > KEPT_MEMO {
+            self.memo = HashMap::default();
+        } else {
+            self.memo.clear();
+        }
+    }
+
     /// The verdict of perfect play, or `None` when a region is too big or the budget runs out.
     pub fn solve(&mut self, game: &Domino) -> Option<Verdict> {
         let regions = regions(game, self.limits.region_cells)?;
         self.nodes = 0;
         let mut total = 0;
         for region in &regions {
-            self.memo.clear();
+            self.forget();
             total ^= self.grundy(region, full(region.cells.len())).ok()?;
         }
         if total == 0 {
@@ -136,7 +151,7 @@ impl Solver {
         // for the region holding the XOR's top bit). The memo holds one region's values at a
         // time, as cells are numbered per region.
         for region in &regions {
-            self.memo.clear();
+            self.forget();
             let all = full(region.cells.len());
             let value = self.grundy(region, all).ok()?;
             let target = total ^ value;
@@ -159,7 +174,7 @@ impl Solver {
         self.nodes = 0;
         let mut values = Vec::with_capacity(regions.len());
         for region in &regions {
-            self.memo.clear();
+            self.forget();
             values.push(self.grundy(region, full(region.cells.len())).ok()?);
         }
         let total = values.iter().fold(0, |all, v| all ^ v);
@@ -170,7 +185,7 @@ impl Solver {
         // that value may be above the region's own, as a region's options may be.
         let mut count = 0;
         for (region, &value) in regions.iter().zip(&values) {
-            self.memo.clear();
+            self.forget();
             let all = full(region.cells.len());
             for &d in &region.dominoes {
                 if self.split_grundy(region, all & !d).ok()? == total ^ value {
@@ -316,5 +331,39 @@ fn region(n: usize, cells: &[(usize, usize)]) -> Region {
             .collect(),
         adjacent,
         dominoes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_games::domino::Settings;
+
+    /// A 25×25 board whose free cells are the `w`×`h` rectangle in its corner.
+    fn rectangle(w: u16, h: u16) -> Domino {
+        let blocked: Vec<Cell> = (0..25)
+            .flat_map(|y| (0..25).map(move |x| Cell::new(x, y)))
+            .filter(|c| c.x >= w || c.y >= h)
+            .collect();
+        Domino::new(Settings::custom(25, &blocked).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_big_solve_leaves_no_big_memo_for_the_clears_after_it() {
+        let mut solver = Solver::default();
+        solver.set_limits(Limits {
+            region_cells: MAX_REGION,
+            nodes: 300_000,
+            deadline: None,
+        });
+        // Too big to finish: the memo grows to the whole budget.
+        assert_eq!(solver.solve(&rectangle(8, 6)), None);
+        assert!(solver.memo.len() > KEPT_MEMO, "{}", solver.memo.len());
+        assert!(solver.solve(&rectangle(2, 2)).is_some());
+        assert!(
+            solver.memo.capacity() <= 2 * KEPT_MEMO,
+            "{}",
+            solver.memo.capacity()
+        );
     }
 }
