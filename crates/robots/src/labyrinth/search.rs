@@ -1,9 +1,9 @@
 //! The `searcher` robot: a beam search over its own next turns.
 //!
 //! A plan is a sequence of its own turns, each a push and a walk. From the plans of `d` turns it
-//! keeps the best 256 and extends each by every valid push, walking to the few reachable
-//! cells nearest the target (or onto it, which scores and turns the plan to the following
-//! target). A plan is worth its points, the earlier the more, less the distance left to its
+//! keeps the best 256, at most two for each cell of the princess and cell of the target, and
+//! extends each by every valid push, walking to the few reachable cells nearest the target (or
+//! onto it, which scores and turns the plan to the following target). A plan is worth its points, the earlier the more, less the distance left to its
 //! target; the robot plays the first turn of the best plan of the deepest search completed.
 //!
 //! Why: `lookahead` weighs two turns and only the cells nearest its target; a target across the
@@ -11,6 +11,7 @@
 //! Like every Labyrinth robot it looks only at its own princess and targets, which is all a bot
 //! is told; the other seats' pushes between its turns are why later points count for less.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -22,6 +23,11 @@ use crate::{Budget, game_clock, thinking_deadline};
 
 /// Plans kept at each depth.
 const BEAM: usize = 256;
+/// Plans kept at each depth that leave the princess and the target on the same two cells:
+/// without this limit the beam filled with plans that push some far line and stand still, and
+/// a princess one step from a target that only a detour reaches stood there for the whole
+/// match.
+const PLANS_PER_PLACE: usize = 2;
 /// Reachable cells tried after each push, the nearest to the target.
 const CELLS_PER_PUSH: usize = 6;
 /// The deepest plan, in turns.
@@ -144,6 +150,7 @@ impl Searcher {
                 parent: parent as u32,
                 push,
                 cell: cell as u16,
+                target: after.target.map_or(u16::MAX, |t| t as u16),
                 value: plan.then(push, &after, fallen, cell).value(),
             };
             if let Some(t) = after.target
@@ -180,7 +187,7 @@ impl Searcher {
             // Best first; equal values keep the order they were found in. A first depth cut
             // short still gives the best turn it saw (the greedy one if none).
             steps.sort_by_key(|s| std::cmp::Reverse(s.value));
-            steps.truncate(BEAM);
+            keep_diverse(&mut steps);
             let next: Vec<Plan> = steps.iter().map(|s| s.plan(&beam)).collect();
             if next.is_empty() {
                 break;
@@ -235,7 +242,23 @@ struct Step {
     parent: u32,
     push: Push,
     cell: u16,
+    /// The target's cell after the push (`u16::MAX` without one).
+    target: u16,
     value: i64,
+}
+
+/// Keeps the best [`BEAM`] of `steps` (sorted best first), at most [`PLANS_PER_PLACE`] of
+/// them for each cell of the princess and cell of the target.
+fn keep_diverse(steps: &mut Vec<Step>) {
+    let mut seen: HashMap<(u16, u16), usize> = HashMap::new();
+    let mut kept = 0;
+    steps.retain(|s| {
+        let same = seen.entry((s.cell, s.target)).or_default();
+        *same += 1;
+        let keep = kept < BEAM && *same <= PLANS_PER_PLACE;
+        kept += usize::from(keep);
+        keep
+    });
 }
 
 impl Step {
@@ -365,6 +388,15 @@ mod tests {
                 "{log}"
             );
         }
+    }
+
+    #[test]
+    fn a_princess_one_step_from_a_target_behind_a_blocked_line_is_not_stuck() {
+        // Generated level 1 alone: the first target is one step from where the princess
+        // arrives, across a column that cannot be pushed. A beam of plans that stand still
+        // never found the detour and scored nothing in 88 rounds.
+        let (_, points) = play(1, &["searcher/nodes=20000"], 0);
+        assert!(points[0] >= 10, "{points:?}");
     }
 
     #[test]
