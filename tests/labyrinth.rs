@@ -94,7 +94,11 @@ fn the_searcher_robot_as_a_process_plays_a_whole_match_in_time() {
         "5",
     ]);
     assert_no_faults(&result);
-    assert_eq!(result["reason"], "tick_limit", "{result}");
+    // The match reaches one of the game's own ends: how soon the displays run out depends on
+    // how well the robots play, not on the clock.
+    assert_eq!(result["knockout"], false, "{result}");
+    let reason = result["reason"].as_str().unwrap_or_default();
+    assert!(["tick_limit", "all_displays"].contains(&reason), "{result}");
 }
 
 #[test]
