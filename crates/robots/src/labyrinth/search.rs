@@ -3,8 +3,9 @@
 //! A plan is a sequence of its own turns, each a push and a walk. From the plans of `d` turns it
 //! keeps the best 256, at most two for each cell of the princess and cell of the target, and
 //! extends each by every valid push, walking to the few reachable cells nearest the target (or
-//! onto it, which scores and turns the plan to the following target). A plan is worth its points, the earlier the more, less the distance left to its
-//! target; the robot plays the first turn of the best plan of the deepest search completed.
+//! onto it, which scores and turns the plan to the following target). A plan is worth its
+//! points, the earlier the more, less the distance left to its target; the robot plays the
+//! first turn of the best plan of the deepest search completed.
 //!
 //! Why: `lookahead` weighs two turns and only the cells nearest its target; a target across the
 //! board takes several turns, and the best first step towards it is often not the nearest cell.
@@ -252,13 +253,19 @@ struct Step {
 fn keep_diverse(steps: &mut Vec<Step>) {
     let mut seen: HashMap<(u16, u16), usize> = HashMap::new();
     let mut kept = 0;
-    steps.retain(|s| {
-        let same = seen.entry((s.cell, s.target)).or_default();
+    // Stops at a full beam: a depth holds hundreds of thousands of steps.
+    for i in 0..steps.len() {
+        if kept == BEAM {
+            break;
+        }
+        let same = seen.entry((steps[i].cell, steps[i].target)).or_default();
         *same += 1;
-        let keep = kept < BEAM && *same <= PLANS_PER_PLACE;
-        kept += usize::from(keep);
-        keep
-    });
+        if *same <= PLANS_PER_PLACE {
+            steps.swap(kept, i);
+            kept += 1;
+        }
+    }
+    steps.truncate(kept);
 }
 
 impl Step {
