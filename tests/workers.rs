@@ -90,6 +90,9 @@ fn tournament_run(players: &Path, db: &Db, extra: &[&str]) -> Command {
 /// Creates the tournament without playing it; returns its number as printed.
 fn create(players: &Path, db: &Db, extra: &[&str]) -> i64 {
     let output = run(tournament_run(players, db, extra).arg("--no-work"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Every scenario counts on all its players playing: one excluded is a failure of the set-up.
+    assert!(!stderr.contains(" excluded: "), "{stderr}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     stdout
         .trim()

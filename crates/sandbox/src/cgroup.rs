@@ -51,7 +51,7 @@ impl Cgroups {
         let name = format!("arbiter-probe-{}", std::process::id());
         for parent in self.parents() {
             let dir = parent.join(&name);
-            fs::create_dir(&dir)
+            make_dir(&dir, self.is_v2())
                 .map_err(|e| format!("cannot make a cgroup in {}: {e}", parent.display()))?;
             let _ = fs::remove_dir(&dir);
         }
@@ -73,6 +73,10 @@ impl Cgroups {
         }
     }
 
+    fn is_v2(&self) -> bool {
+        matches!(self, Cgroups::V2 { .. })
+    }
+
     /// Makes the cgroup of one bot, with `limits` set.
     pub(crate) fn make(&self, n: u32, limits: &Limits) -> Result<BotCgroup, SandboxError> {
         let name = format!("arbiter-{}-{n}", std::process::id());
@@ -82,11 +86,11 @@ impl Cgroups {
             memory_events: None,
             pids_events: None,
             cpu: None,
-            v2: matches!(self, Cgroups::V2 { .. }),
+            v2: self.is_v2(),
         };
         for parent in self.parents() {
             let dir = parent.join(&name);
-            fs::create_dir(&dir).map_err(SandboxError::io("making cgroup", &dir))?;
+            make_dir(&dir, bot.v2).map_err(SandboxError::io("making cgroup", &dir))?;
             bot.procs.push(open_write(&dir.join("cgroup.procs"))?);
             bot.dirs.push(dir);
         }
@@ -121,6 +125,20 @@ impl Cgroups {
     }
 }
 
+/// Makes the cgroup folder `dir`. One already there is a leftover: names carry Arbiter's PID,
+/// which no other live process has, so the folder was left by an Arbiter killed before it
+/// could remove it, whose PID has come back. What still runs in it is killed and it is
+/// removed, so that the new bot starts in a cgroup of its own.
+fn make_dir(dir: &Path, v2: bool) -> io::Result<()> {
+    match fs::create_dir(dir) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            drop(BotCgroup::leftover(dir, v2));
+            fs::create_dir(dir)
+        }
+        made => made,
+    }
+}
+
 /// One bot's cgroup. Dropping it kills what is left in it and removes it.
 #[derive(Debug)]
 pub(crate) struct BotCgroup {
@@ -135,6 +153,18 @@ pub(crate) struct BotCgroup {
 }
 
 impl BotCgroup {
+    /// The folder of a cgroup left behind, to be emptied and removed by dropping it.
+    fn leftover(dir: &Path, v2: bool) -> BotCgroup {
+        BotCgroup {
+            dirs: vec![dir.to_path_buf()],
+            procs: Vec::new(),
+            memory_events: None,
+            pids_events: None,
+            cpu: None,
+            v2,
+        }
+    }
+
     /// Descriptors the starting child writes `0` (itself) to.
     pub(crate) fn join_fds(&self) -> Vec<RawFd> {
         self.procs.iter().map(AsRawFd::as_raw_fd).collect()
@@ -352,6 +382,40 @@ mod tests {
             Some(PathBuf::from("/sys/fs/cgroup/cpu,cpuacct/x"))
         );
         assert_eq!(own_v1_folder(MOUNTINFO, membership, "freezer"), None);
+    }
+
+    #[test]
+    fn a_cgroup_left_by_a_killed_arbiter_whose_pid_came_back_is_replaced() {
+        let cgroups = Cgroups::find().expect("cgroups are writable here");
+        // A number this process's own bots never reach, in the name a leftover would have.
+        let n = u32::MAX;
+        let name = format!("arbiter-{}-{n}", std::process::id());
+        let mut stray = std::process::Command::new("sleep")
+            .arg("600")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        for parent in cgroups.parents() {
+            fs::create_dir(parent.join(&name)).unwrap();
+            fs::write(
+                parent.join(&name).join("cgroup.procs"),
+                stray.id().to_string(),
+            )
+            .unwrap();
+        }
+        let bot = cgroups
+            .make(n, &Limits::default())
+            .expect("the leftover is replaced");
+        // The leftover's process was killed with it; the new cgroup is empty.
+        assert!(!stray.wait().unwrap().success());
+        for dir in &bot.dirs {
+            assert_eq!(fs::read_to_string(dir.join("cgroup.procs")).unwrap(), "");
+        }
+        drop(bot);
+        for parent in cgroups.parents() {
+            assert!(!parent.join(&name).exists());
+        }
     }
 
     #[test]
