@@ -69,5 +69,5 @@ pub enum SeatError {
     #[error("cannot start `{}`: {error}", quote(program))]
     CannotStart { program: String, error: io::Error },
     #[error("cannot start the bot: {0}")]
-    Sandbox(String),
+    Sandbox(arbiter_sandbox::SandboxError),
 }

@@ -553,9 +553,7 @@ fn spawn_thread(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<()>
 /// missing program would only be an exit status.
 fn jail_for(sandbox: &Sandbox, argv: &[String], dir: Option<&Path>) -> Result<Jail, SeatError> {
     find_program(&argv[0], dir)?;
-    sandbox
-        .prepare(argv, dir)
-        .map_err(|e| SeatError::Sandbox(e.to_string()))
+    sandbox.prepare(argv, dir).map_err(SeatError::Sandbox)
 }
 
 /// Why `program` could not be started in `dir`, from the error of the start.

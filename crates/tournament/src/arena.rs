@@ -8,7 +8,7 @@ use arbiter_catalog::{
     TimeLimits, play_to_replay,
 };
 use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
-use arbiter_sandbox::Sandbox;
+use arbiter_sandbox::{Sandbox, SandboxError};
 
 use crate::pool::{Arena, PlayFailure};
 
@@ -134,14 +134,16 @@ fn classify(error: PlayError) -> PlayFailure {
     let PlayError::CannotStart { index, source, .. } = &error else {
         return PlayFailure::Arbiter(message);
     };
-    // Out of processes, memory or file descriptors: nothing the bot did.
-    let machine = matches!(
-        source,
-        SeatError::CannotStart { error, .. } if matches!(
+    // Out of processes, memory or file descriptors, or a jail that could not be set up:
+    // nothing the bot did.
+    let machine = match source {
+        SeatError::CannotStart { error, .. } => matches!(
             error.raw_os_error(),
             Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE)
-        )
-    );
+        ),
+        SeatError::Sandbox(error) => matches!(error, SandboxError::Io { .. }),
+        _ => false,
+    };
     if machine {
         PlayFailure::Arbiter(message)
     } else {
@@ -162,6 +164,30 @@ mod tests {
         [a, b]
             .map(|name| SeatSpec::Builtin { name: name.into() })
             .to_vec()
+    }
+
+    #[test]
+    fn a_jail_that_could_not_be_set_up_is_arbiter_s_failure_a_hidden_program_the_bot_s() {
+        let start = |source| PlayError::CannotStart {
+            index: 1,
+            who: "bot".into(),
+            source,
+        };
+        let io = SandboxError::Io {
+            what: "making cgroup",
+            path: "/sys/fs/cgroup/pids/arbiter-7-0".into(),
+            error: std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+        };
+        let failure = classify(start(SeatError::Sandbox(io)));
+        assert!(matches!(failure, PlayFailure::Arbiter(_)), "{failure:?}");
+        let hidden = SandboxError::Hidden {
+            program: "/opt/bot/run".into(),
+        };
+        let failure = classify(start(SeatError::Sandbox(hidden)));
+        assert!(
+            matches!(failure, PlayFailure::CannotStart { seat: 1, .. }),
+            "{failure:?}"
+        );
     }
 
     #[test]

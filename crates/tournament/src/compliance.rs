@@ -59,13 +59,25 @@ pub fn check_players(
     }
 }
 
+/// Times a check is played when Arbiter or the machine failed it, not the bot.
+const CHECK_ATTEMPTS: u32 = 3;
+
 fn check_one(arena: &dyn Arena, player: &Contestant, replays: &Path) -> Result<(), String> {
     let spec = players::seat_spec(player).map_err(|e| e.to_string())?;
     let file = replays.join(format!("check-{}.jsonl.gz", file_safe(&player.id)));
-    match arena.check(&spec, &file) {
-        Ok(_) => replays::first_turn(&file, 0).map_err(|e| format!("could not be checked: {e}"))?,
-        Err(PlayFailure::CannotStart { reason, .. }) => Err(reason),
-        Err(PlayFailure::Arbiter(error)) => Err(format!("could not be checked: {error}")),
+    let mut attempt = 1;
+    loop {
+        match arena.check(&spec, &file) {
+            Ok(_) => {
+                return replays::first_turn(&file, 0)
+                    .map_err(|e| format!("could not be checked: {e}"))?;
+            }
+            Err(PlayFailure::CannotStart { reason, .. }) => return Err(reason),
+            Err(PlayFailure::Arbiter(error)) if attempt == CHECK_ATTEMPTS => {
+                return Err(format!("could not be checked ({attempt} tries): {error}"));
+            }
+            Err(PlayFailure::Arbiter(_)) => attempt += 1,
+        }
     }
 }
 
@@ -79,4 +91,68 @@ fn file_safe(id: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::GameArena;
+    use arbiter_catalog::TimeLimits;
+    use arbiter_catalog::domino::DominoSettings;
+    use arbiter_games::domino::Domino;
+    use arbiter_referee::{MatchReport, SeatSpec};
+
+    /// A real arena whose first `failures` checks fail on Arbiter's side.
+    struct Flaky {
+        arena: GameArena<Domino>,
+        failures: Mutex<u32>,
+    }
+
+    impl Arena for Flaky {
+        fn players_per_match(&self) -> usize {
+            self.arena.players_per_match()
+        }
+
+        fn play(
+            &self,
+            seats: &[SeatSpec],
+            seed: u64,
+            replay: &Path,
+        ) -> Result<MatchReport, PlayFailure> {
+            self.arena.play(seats, seed, replay)
+        }
+
+        fn check(&self, seat: &SeatSpec, replay: &Path) -> Result<MatchReport, PlayFailure> {
+            let mut failures = self.failures.lock().unwrap();
+            if *failures > 0 {
+                *failures -= 1;
+                // What a leftover cgroup did to a healthy player's check.
+                return Err(PlayFailure::Arbiter(
+                    "setting up the sandbox: File exists".into(),
+                ));
+            }
+            self.arena.check(seat, replay)
+        }
+    }
+
+    fn flaky(failures: u32) -> Flaky {
+        let time = TimeLimits::default();
+        Flaky {
+            arena: GameArena::new(DominoSettings::default(), &time, None).unwrap(),
+            failures: Mutex::new(failures),
+        }
+    }
+
+    #[test]
+    fn a_check_the_machine_failed_is_played_again_not_held_against_the_bot() {
+        let dir = crate::scratch_dir("check-again");
+        let player = Contestant::builtin("random");
+        assert_eq!(check_one(&flaky(CHECK_ATTEMPTS - 1), &player, &dir), Ok(()));
+        let verdict = check_one(&flaky(CHECK_ATTEMPTS), &player, &dir);
+        assert!(
+            verdict
+                .unwrap_err()
+                .starts_with("could not be checked (3 tries)")
+        );
+    }
 }
