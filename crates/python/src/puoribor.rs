@@ -131,6 +131,17 @@ fn cached_position(numbers: &Numbers, agent: usize) -> PyResult<Puoribor> {
     }
 }
 
+/// The agent and the position of a state's arrays, with that agent on turn.
+fn state_position(
+    board: &Bound<'_, PyAny>,
+    walls_remaining: &Bound<'_, PyAny>,
+    agent_id: i64,
+) -> PyResult<(usize, Puoribor)> {
+    let agent = read_agent(agent_id)?;
+    let numbers = read_numbers(board, walls_remaining)?;
+    Ok((agent, cached_position(&numbers, agent)?))
+}
+
 /// `[action_type, x, y]` from anything `numpy.array(action, dtype=numpy.int_)` takes, as
 /// `fights` reads it. An `int64` array (a row of `numpy.argwhere`) and a tuple or list of ints
 /// are read directly; anything else goes through NumPy.
@@ -213,9 +224,8 @@ pub fn puoribor_step<'py>(
     agent_id: i64,
     action: &Bound<'py, PyAny>,
 ) -> PyResult<Stepped<'py>> {
-    let agent = read_agent(agent_id)?;
     let action = read_action(action)?;
-    let mut game = cached_position(&read_numbers(board, walls_remaining)?, agent)?;
+    let (agent, mut game) = state_position(board, walls_remaining, agent_id)?;
     if game.done() {
         return Err(value_error(
             "the game is done: a pawn is on its goal row, no action follows",
@@ -242,8 +252,7 @@ pub fn puoribor_legal_actions<'py>(
     walls_remaining: &Bound<'py, PyAny>,
     agent_id: i64,
 ) -> PyResult<Bound<'py, PyArray3<i64>>> {
-    let agent = read_agent(agent_id)?;
-    let game = cached_position(&read_numbers(board, walls_remaining)?, agent)?;
+    let (_, game) = state_position(board, walls_remaining, agent_id)?;
     let mask = game.legal_mask_flat().map(i64::from);
     int64_array(py, (4, 9, 9), &mask)
 }
