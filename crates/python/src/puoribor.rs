@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 
 use arbiter_games::Game;
-use arbiter_games::puoribor::{Action, Puoribor};
+use arbiter_games::puoribor::{Action, Puoribor, WallLine, WallLineKind};
 use numpy::ndarray::ArrayView3;
 use numpy::{
     PyArray1, PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods,
@@ -91,16 +91,32 @@ fn position(numbers: &Numbers, agent: usize) -> PyResult<Puoribor> {
         .map_err(|e| value_error(e.to_string()))
 }
 
-/// The numbers of a position, as `fights` arrays hold them.
+/// The numbers of a position, as `fights` arrays hold them: pawns one-hot in channels 0 and
+/// 1, wall segments labelled with their owner's id + 1 in channels 2 (under a cell) and 3
+/// (right of a cell), midpoints of whole walls in channels 4 and 5. Built from the few walls
+/// there are rather than from [`Puoribor::board`], which visits all 486 cells; the differential
+/// test compares every board with `fights`.
 fn numbers_of(game: &Puoribor) -> Numbers {
-    let board = game.board();
+    let cell = |channel: usize, x: u8, y: u8| channel * 81 + usize::from(x) * 9 + usize::from(y);
+    let mut board = vec![0; 6 * 81];
+    for agent in 0..2 {
+        let (x, y) = game.pawn(agent);
+        board[cell(agent, x, y)] = 1;
+    }
+    for WallLine { kind, x, y, owner } in game.wall_lines() {
+        let label = i64::from(owner) + 1;
+        let (channel, second) = match kind {
+            WallLineKind::Horizontal | WallLineKind::UnitHorizontal => (2, (x + 1, y)),
+            WallLineKind::Vertical | WallLineKind::UnitVertical => (3, (x, y + 1)),
+        };
+        board[cell(channel, x, y)] = label;
+        if matches!(kind, WallLineKind::Horizontal | WallLineKind::Vertical) {
+            board[cell(channel, second.0, second.1)] = label;
+            board[cell(channel + 2, x, y)] = 1;
+        }
+    }
     Numbers {
-        board: board
-            .as_flattened()
-            .as_flattened()
-            .iter()
-            .map(|&v| i64::from(v))
-            .collect(),
+        board,
         walls: [0, 1].map(|p| i64::from(game.walls_remaining(p))),
     }
 }

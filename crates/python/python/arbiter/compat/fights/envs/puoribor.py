@@ -160,8 +160,8 @@ class PuoriborEnv(BaseEnv[PuoriborState, PuoriborAction]):
         """
         if pre_step_fn is not None:
             pre_step_fn(state, agent_id, action)
-        board, walls_remaining, done = _STEP(state.board, state.walls_remaining, agent_id, action)
-        next_state = PuoriborState(board=board, walls_remaining=walls_remaining, done=done)
+        # (board, walls_remaining, done), in the dataclass's field order
+        next_state = PuoriborState(*_STEP(state.board, state.walls_remaining, agent_id, action))
         if post_step_fn is not None:
             post_step_fn(next_state, agent_id, action)
         return next_state
