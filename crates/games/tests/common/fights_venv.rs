@@ -1,6 +1,6 @@
 //! A Python with the original Puoribor environment (`fights`, NumPy 1.x) and `msgpack`, in a
 //! virtual environment made once under the target directory and shared by every test that
-//! needs it.
+//! needs it; and [`venv_python`], which makes such environments with other packages.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,32 +15,42 @@ pub fn fights_python() -> Option<PathBuf> {
     static PYTHON: OnceLock<Option<PathBuf>> = OnceLock::new();
     PYTHON
         .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fights-venv");
-            match make_venv(&dir) {
-                Ok(python) => Some(python),
-                Err(why) => {
-                    eprintln!(
-                        "NOTICE: skipping the comparison with the original Python environment: {why}"
-                    );
-                    None
-                }
-            }
+            venv_python(
+                "fights-venv",
+                &PACKAGES,
+                "import fights.envs.puoribor, msgpack, numpy",
+            )
         })
         .clone()
 }
 
-fn works(python: &Path) -> bool {
+/// The `python` of the virtual environment `name` under the target directory, made with
+/// `packages` from PyPI unless `probe` (Python code importing them) already runs in it; or
+/// `None` after printing why there is none (no `python3`, or no way to reach PyPI). Made once
+/// per caller: keep the result.
+pub fn venv_python(name: &str, packages: &[&str], probe: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    match make_venv(&dir, packages, probe) {
+        Ok(python) => Some(python),
+        Err(why) => {
+            eprintln!("NOTICE: skipping the tests that need the Python of {name}: {why}");
+            None
+        }
+    }
+}
+
+fn works(python: &Path, probe: &str) -> bool {
     Command::new(python)
-        .args(["-c", "import fights.envs.puoribor, msgpack, numpy"])
+        .args(["-c", probe])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
 }
 
-fn make_venv(dir: &Path) -> Result<PathBuf, String> {
+fn make_venv(dir: &Path, packages: &[&str], probe: &str) -> Result<PathBuf, String> {
     let python = dir.join("bin/python");
-    if works(&python) {
+    if works(&python, probe) {
         return Ok(python);
     }
     // Built beside the final place and renamed into it, so that test binaries running at the
@@ -76,14 +86,14 @@ fn make_venv(dir: &Path) -> Result<PathBuf, String> {
                 "--timeout",
                 "20",
             ])
-            .args(PACKAGES),
+            .args(packages),
         "pip install (is PyPI reachable?)",
     );
     if let Err(why) = installed {
         let _ = std::fs::remove_dir_all(&partial);
         return Err(why);
     }
-    if dir.exists() && !works(&python) {
+    if dir.exists() && !works(&python, probe) {
         // Left by an interrupted run.
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -91,9 +101,9 @@ fn make_venv(dir: &Path) -> Result<PathBuf, String> {
         // Another test binary finished first.
         let _ = std::fs::remove_dir_all(&partial);
     }
-    if works(&python) {
+    if works(&python, probe) {
         Ok(python)
     } else {
-        Err(format!("{} cannot import fights", python.display()))
+        Err(format!("{} cannot run {probe:?}", python.display()))
     }
 }

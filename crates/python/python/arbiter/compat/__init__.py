@@ -1,0 +1,1 @@
+"""Drop-in replacements for other Python game environments, backed by Arbiter's engines."""
