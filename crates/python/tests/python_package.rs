@@ -4,7 +4,8 @@
 //! suite runs in both; then the differential test against `fights` plays 1,000 random games.
 //!
 //! Without network for PyPI the environments cannot be made: the tests print a notice and
-//! pass. `ARBITER_FIGHTS_GAMES` sets the number of differential games (default 1,000).
+//! pass, except under the project's test command (`ARBITER_REQUIRE_PYPI`), where they fail.
+//! `ARBITER_FIGHTS_GAMES` sets the number of differential games (default 1,000).
 
 #[allow(dead_code)] // fights_python serves the engine's own comparison tests
 #[path = "../../games/tests/common/fights_venv.rs"]
