@@ -9,8 +9,11 @@
 //! of walls (with the border as one node): that needs two of its three points (ends and middle)
 //! to be connected already. A flood over wall points finds the candidates that could. Of those,
 //! only a wall across a pawn's current shortest path needs a flood fill, and that fill looks for
-//! a detour around the blocked edge rather than a whole new path (two fills, one from each end
-//! of the edge). The shortest paths live in the position from ply to ply: they are searched
+//! a detour around the blocked edge rather than a whole new path. Whether there is one is
+//! known without a fill: the position keeps which wall points walls join (a union-find), and a
+//! blocked edge separates its two cells exactly when the wall closes a loop through it. Only
+//! then do two fills, one from each end of the edge, decide whether the pawn's side still holds
+//! a goal cell. The shortest paths live in the position from ply to ply: they are searched
 //! again only when a pawn leaves its path or a wall cuts it, and not at all once no player has
 //! a wall left.
 
@@ -322,6 +325,8 @@ pub struct Quoridor {
     /// One shortest path per player, kept across plies: a new wall needs a path search only
     /// for the players whose path it crosses (see `legal_wall_sets`).
     paths: [Path; 4],
+    /// The wall points joined by walls, as a union-find forest (see `WallPoints`).
+    points: WallPoints,
     tick: u32,
     max_ticks: u32,
     /// `NO_PAWN` once eliminated.
@@ -461,6 +466,7 @@ impl Quoridor {
             closed_s: mk.row_last,
             closed_e: mk.col_last,
             paths: [Path::STALE; 4],
+            points: WallPoints::new(),
             tick: 0,
             max_ticks: settings.max_ticks,
             pawns,
@@ -800,6 +806,9 @@ impl Quoridor {
 
     fn put_wall(&mut self, anchor: usize, orientation: Orientation, who: PlayerId) {
         let mut entry = anchor as u16 | (who as u16) << 11;
+        let [first, middle, last] = self.wall_points(anchor, orientation);
+        self.points.join(first, middle);
+        self.points.join(middle, last);
         match orientation {
             Orientation::Horizontal => {
                 words_set(&mut self.h, anchor);
@@ -853,6 +862,47 @@ impl Quoridor {
             Side::Top => &mk.row_first,
             Side::Right => &mk.col_last,
         }
+    }
+
+    /// The points a wall runs through, as `WallPoints` names them: the end nearest `(0, 0)`,
+    /// the middle, the far end.
+    #[inline(always)]
+    fn wall_points(&self, anchor: usize, orientation: Orientation) -> [u16; 3] {
+        let m = self.m as usize;
+        let (x, y) = (anchor % m, anchor / m);
+        let border = WallPoints::BORDER;
+        match orientation {
+            Orientation::Horizontal => [
+                if x == 0 { border } else { (anchor - 1) as u16 },
+                anchor as u16,
+                if x + 2 == m {
+                    border
+                } else {
+                    (anchor + 1) as u16
+                },
+            ],
+            Orientation::Vertical => [
+                if y == 0 { border } else { (anchor - m) as u16 },
+                anchor as u16,
+                if y + 2 == m {
+                    border
+                } else {
+                    (anchor + m) as u16
+                },
+            ],
+        }
+    }
+
+    /// Whether the two edges a new wall at `anchor` would block (the one nearer `(0, 0)` first)
+    /// each lie on a loop of walls, the board's edge counting as one point. Blocking an edge
+    /// separates its two cells exactly when it does (a cut of the grid is a loop of its dual).
+    #[inline(always)]
+    fn closes_loops(&self, anchor: usize, orientation: Orientation) -> (bool, bool) {
+        let [first, middle, last] = self
+            .wall_points(anchor, orientation)
+            .map(|p| self.points.root(p));
+        let ends = first == last;
+        (ends || first == middle, ends || middle == last)
     }
 
     /// The guard of `player`'s path: the kept path when it is current, else a fresh search.
@@ -1082,21 +1132,66 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     let m = m as usize;
     (hflag & hcut).for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + 1);
+        let loops = q.closes_loops(a, Orientation::Horizontal);
         let mut o = open;
         o.s = o.s.andn(edges);
-        if !guards.iter().all(|g| g.survives(&o, edges, Bits::ZERO)) {
+        if !guards
+            .iter()
+            .all(|g| g.survives(&o, edges, Bits::ZERO, a, loops))
+        {
             hfree = hfree.andn(Bits::single(a));
         }
     });
     (vflag & vcut).for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + m);
+        let loops = q.closes_loops(a, Orientation::Vertical);
         let mut o = open;
         o.e = o.e.andn(edges);
-        if !guards.iter().all(|g| g.survives(&o, Bits::ZERO, edges)) {
+        if !guards
+            .iter()
+            .all(|g| g.survives(&o, Bits::ZERO, edges, a, loops))
+        {
             vfree = vfree.andn(Bits::single(a));
         }
     });
     (hfree, vfree)
+}
+
+/// Union-find over wall points: interior point `(px, py)` of the grid lines is named by the
+/// anchor index of `(px - 1, py - 1)`, and every point on the board's edge is the one point
+/// `BORDER`. Two points share a root when walls join them. No path compression (lookups go
+/// through `&self`); joins hang the root with the lower name under the other, so every walk
+/// ends at the border quickly once walls reach it.
+#[derive(Clone, Copy)]
+struct WallPoints {
+    parent: [u16; MAX_CELLS + 1],
+}
+
+impl WallPoints {
+    const BORDER: u16 = MAX_CELLS as u16;
+
+    fn new() -> WallPoints {
+        let mut parent = [0; MAX_CELLS + 1];
+        for (i, p) in parent.iter_mut().enumerate() {
+            *p = i as u16;
+        }
+        WallPoints { parent }
+    }
+
+    #[inline(always)]
+    fn root(&self, mut point: u16) -> u16 {
+        while self.parent[point as usize] != point {
+            point = self.parent[point as usize];
+        }
+        point
+    }
+
+    fn join(&mut self, a: u16, b: u16) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            self.parent[ra.min(rb) as usize] = ra.max(rb);
+        }
+    }
 }
 
 /// Longest shortest path followed; a longer one (only on big, winding boards) makes every
@@ -1213,10 +1308,18 @@ impl<const N: usize> Guard<N> {
         e: Bits::ZERO,
     };
 
-    /// Whether the player still reaches its goal in `open`: the guarded position plus one wall,
-    /// which blocks the lower edges of `blocked_s` and the right edges of `blocked_e`.
+    /// Whether the player still reaches its goal in `open`: the guarded position plus one wall
+    /// at `anchor`, which blocks the lower edges of `blocked_s` and the right edges of
+    /// `blocked_e`; `loops` says which of its two edges lie on a loop of walls.
     #[inline(always)]
-    fn survives(&self, open: &Open<N>, blocked_s: Bits<N>, blocked_e: Bits<N>) -> bool {
+    fn survives(
+        &self,
+        open: &Open<N>,
+        blocked_s: Bits<N>,
+        blocked_e: Bits<N>,
+        anchor: usize,
+        loops: (bool, bool),
+    ) -> bool {
         if !self.known {
             return open.reaches(self.pawn, self.goal);
         }
@@ -1234,6 +1337,11 @@ impl<const N: usize> Guard<N> {
             }
             _ => return open.reaches(self.pawn, self.goal),
         };
+        // An edge off every loop of walls leaves its two cells joined: the path has a detour.
+        let on_loop = if c == anchor { loops.0 } else { loops.1 };
+        if !on_loop {
+            return true;
+        }
         // The path still leads from the pawn to one end of the blocked edge and from the other
         // end to the goal: a detour between the two ends saves it. Two fills, one from each end,
         // meet halfway along a detour; when one runs out of cells first, the smaller side of
@@ -1304,22 +1412,9 @@ fn push_walls<const N: usize>(q: &Quoridor, out: &mut Vec<Action>) {
     let (h, v) = legal_wall_sets::<N>(q);
     let table = &WALL_ACTIONS[(q.m - MIN_BOARD) as usize / 2];
     let (horizontal, vertical) = table.split_at(MAX_CELLS);
-    // Sizing the list first and filling slots spares a capacity check per wall.
-    let start = out.len();
-    out.resize(
-        start + (h.count() + v.count()) as usize,
-        Action::Move(Cell::new(0, 0)),
-    );
-    let slots = &mut out[start..];
-    let mut k = 0;
-    h.for_each(|a| {
-        slots[k] = horizontal[a];
-        k += 1;
-    });
-    v.for_each(|a| {
-        slots[k] = vertical[a];
-        k += 1;
-    });
+    out.reserve((h.count() + v.count()) as usize);
+    h.for_each(|a| out.push(horizontal[a]));
+    v.for_each(|a| out.push(vertical[a]));
 }
 
 /// The `k`-th legal wall in `legal_actions` order.
