@@ -869,28 +869,36 @@ impl Quoridor {
     #[inline(always)]
     fn wall_points(&self, anchor: usize, orientation: Orientation) -> [u16; 3] {
         let m = self.m as usize;
-        let (x, y) = (anchor % m, anchor / m);
+        let mk = masks(self.m);
+        // The edge masks stand in for `x == 0`, `x + 2 == m` and the like: no division.
+        let (before, after, first, last) = match orientation {
+            Orientation::Horizontal => (
+                anchor.wrapping_sub(1),
+                anchor + 1,
+                &mk.col_first,
+                &mk.col_last,
+            ),
+            Orientation::Vertical => (
+                anchor.wrapping_sub(m),
+                anchor + m,
+                &mk.row_first,
+                &mk.row_last,
+            ),
+        };
         let border = WallPoints::BORDER;
-        match orientation {
-            Orientation::Horizontal => [
-                if x == 0 { border } else { (anchor - 1) as u16 },
-                anchor as u16,
-                if x + 2 == m {
-                    border
-                } else {
-                    (anchor + 1) as u16
-                },
-            ],
-            Orientation::Vertical => [
-                if y == 0 { border } else { (anchor - m) as u16 },
-                anchor as u16,
-                if y + 2 == m {
-                    border
-                } else {
-                    (anchor + m) as u16
-                },
-            ],
-        }
+        [
+            if words_get(first, anchor) {
+                border
+            } else {
+                before as u16
+            },
+            anchor as u16,
+            if words_get(last, after) {
+                border
+            } else {
+                after as u16
+            },
+        ]
     }
 
     /// Whether the two edges a new wall at `anchor` would block (the one nearer `(0, 0)` first)
@@ -1188,8 +1196,15 @@ impl WallPoints {
 
     fn join(&mut self, a: u16, b: u16) {
         let (ra, rb) = (self.root(a), self.root(b));
-        if ra != rb {
-            self.parent[ra.min(rb) as usize] = ra.max(rb);
+        let root = ra.max(rb);
+        self.parent[ra.min(rb) as usize] = root;
+        // Both walks now point straight at the root, which keeps later lookups short.
+        for mut point in [a, b] {
+            while point != root {
+                let next = self.parent[point as usize];
+                self.parent[point as usize] = root;
+                point = next;
+            }
         }
     }
 }
