@@ -734,18 +734,51 @@ impl Quoridor {
 
     #[inline(always)]
     fn for_each_pawn_move(&self, mut emit: impl FnMut(Cell)) {
+        let mut moves = [Cell::new(0, 0); 8];
+        let count = self.pawn_moves_into(&mut moves);
+        for &c in &moves[..count] {
+            emit(c);
+        }
+    }
+
+    /// Writes the legal pawn moves of the player on turn (in `legal_actions` order) to the
+    /// front of `moves` and returns how many there are.
+    #[inline(always)]
+    fn pawn_moves_into(&self, moves: &mut [Cell; 8]) -> usize {
         let me = self.pawns[self.current as usize];
         if me == NO_PAWN {
-            return;
+            return 0;
         }
         let (px, py) = (me.x as i32, me.y as i32);
         let at = |x: i32, y: i32| Cell::new(x as u8, y as u8);
         let keys = self.pawn_keys();
+        let open = self.open_dirs(px, py);
+        // Usually no pawn stands next to this one and the moves are the open steps. They are
+        // chosen without branches: in a random game the walls around a pawn are noise to the
+        // branch predictor.
+        let mine = keys[self.current as usize];
+        let near = keys.iter().fold(false, |near, &k| {
+            let dx = (k & 0xff).abs_diff(mine & 0xff);
+            let dy = (k >> 8).abs_diff(mine >> 8);
+            near | (dx + dy == 1)
+        });
+        if !near {
+            let mut count = 0;
+            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                moves[count & 3] = at(px + dx, py + dy);
+                count += usize::from(open >> d & 1);
+            }
+            return count;
+        }
+        let mut count = 0;
+        let mut emit = |c: Cell| {
+            moves[count] = c;
+            count += 1;
+        };
         let occupied = |x: i32, y: i32| {
             let k = (x as u16) | (y as u16) << 8;
             (keys[0] == k) | (keys[1] == k) | (keys[2] == k) | (keys[3] == k)
         };
-        let open = self.open_dirs(px, py);
         // Two side-steps from different neighbours can land on the same diagonal cell.
         let mut diagonals = 0u8;
         for (d, &(dx, dy)) in DIRS.iter().enumerate() {
@@ -773,6 +806,7 @@ impl Quoridor {
                 }
             }
         }
+        count
     }
 
     /// Range, overlap and crossing; returns the anchor index.
@@ -1423,6 +1457,8 @@ static WALL_ACTIONS: [[Action; 2 * MAX_CELLS]; 11] = {
     tables
 };
 
+// Kept out of `legal_actions`: its large stack frame would slow every pawn-only ply.
+#[inline(never)]
 fn push_walls<const N: usize>(q: &Quoridor, out: &mut Vec<Action>) {
     let (h, v) = legal_wall_sets::<N>(q);
     let table = &WALL_ACTIONS[(q.m - MIN_BOARD) as usize / 2];
@@ -1467,7 +1503,11 @@ impl Game for Quoridor {
     /// horizontal walls, then vertical walls, each by row then column.
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
-        self.for_each_pawn_move(|c| out.push(Action::Move(c)));
+        let mut moves = [Cell::new(0, 0); 8];
+        let count = self.pawn_moves_into(&mut moves);
+        // A fixed-size copy then a cut: no loop whose length the branch predictor must guess.
+        out.extend_from_slice(&moves.map(Action::Move));
+        out.truncate(count);
         if self.walls_left[self.current as usize] > 0 {
             with_words!(self.words, push_walls(self, out));
         }
