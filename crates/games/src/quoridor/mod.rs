@@ -383,6 +383,13 @@ fn majority<const N: usize>(a: Bits<N>, b: Bits<N>, c: Bits<N>) -> Bits<N> {
     (a & b) | (a & c) | (b & c)
 }
 
+/// The `k`-th cell of a packed list of pawn moves.
+#[inline(always)]
+fn unpack_move(moves: u128, k: usize) -> Cell {
+    let key = moves >> (16 * k);
+    Cell::new(key as u8, (key >> 8) as u8)
+}
+
 /// The anchor of `i` when `magic = ceil(2^16 / m)`: exact for every index below 625.
 #[inline(always)]
 fn split_index(i: usize, m: usize, magic: usize) -> (u8, u8) {
@@ -734,20 +741,20 @@ impl Quoridor {
 
     #[inline(always)]
     fn for_each_pawn_move(&self, mut emit: impl FnMut(Cell)) {
-        let mut moves = [Cell::new(0, 0); 8];
-        let count = self.pawn_moves_into(&mut moves);
-        for &c in &moves[..count] {
-            emit(c);
+        let (moves, count) = self.packed_pawn_moves();
+        for k in 0..count {
+            emit(unpack_move(moves, k));
         }
     }
 
-    /// Writes the legal pawn moves of the player on turn (in `legal_actions` order) to the
-    /// front of `moves` and returns how many there are.
+    /// The legal pawn moves of the player on turn (in `legal_actions` order), 16 bits each
+    /// (`x | y << 8`, see `unpack_move`), and how many there are. Packed in a register rather
+    /// than written to memory cell by cell: reading such a list back whole stalls the CPU.
     #[inline(always)]
-    fn pawn_moves_into(&self, moves: &mut [Cell; 8]) -> usize {
+    fn packed_pawn_moves(&self) -> (u128, usize) {
         let me = self.pawns[self.current as usize];
         if me == NO_PAWN {
-            return 0;
+            return (0, 0);
         }
         let (px, py) = (me.x as i32, me.y as i32);
         let at = |x: i32, y: i32| Cell::new(x as u8, y as u8);
@@ -762,17 +769,18 @@ impl Quoridor {
             let dy = (k >> 8).abs_diff(mine >> 8);
             near | (dx + dy == 1)
         });
+        let key = |x: i32, y: i32| u128::from(x as u8) | u128::from(y as u8) << 8;
+        let (mut moves, mut count) = (0u128, 0);
         if !near {
-            let mut count = 0;
             for (d, &(dx, dy)) in DIRS.iter().enumerate() {
-                moves[count & 3] = at(px + dx, py + dy);
-                count += usize::from(open >> d & 1);
+                let open = u128::from(open >> d & 1);
+                moves |= (key(px + dx, py + dy) * open) << (16 * count);
+                count += open as usize;
             }
-            return count;
+            return (moves, count);
         }
-        let mut count = 0;
         let mut emit = |c: Cell| {
-            moves[count] = c;
+            moves |= key(c.x.into(), c.y.into()) << (16 * count);
             count += 1;
         };
         let occupied = |x: i32, y: i32| {
@@ -806,7 +814,7 @@ impl Quoridor {
                 }
             }
         }
-        count
+        (moves, count)
     }
 
     /// Range, overlap and crossing; returns the anchor index.
@@ -953,10 +961,15 @@ impl Quoridor {
         let pawn = self.index(self.pawns[player]) as usize;
         let goal = Bits::load(self.goal_words(player));
         let kept = &self.paths[player];
+        let fresh;
+        // By reference: a copy of the kept path costs more than reading the words it needs.
         let path = match kept.state {
-            PathState::From(from) if from as usize == pawn => *kept,
-            PathState::Unknown => *kept,
-            _ => search_path(open, pawn, goal),
+            PathState::From(from) if from as usize == pawn => kept,
+            PathState::Unknown => kept,
+            _ => {
+                fresh = search_path(open, pawn, goal);
+                &fresh
+            }
         };
         Guard {
             known: path.state != PathState::Unknown,
@@ -1503,10 +1516,10 @@ impl Game for Quoridor {
     /// horizontal walls, then vertical walls, each by row then column.
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
-        let mut moves = [Cell::new(0, 0); 8];
-        let count = self.pawn_moves_into(&mut moves);
+        let (moves, count) = self.packed_pawn_moves();
         // A fixed-size copy then a cut: no loop whose length the branch predictor must guess.
-        out.extend_from_slice(&moves.map(Action::Move));
+        let moves: [Action; 8] = std::array::from_fn(|k| Action::Move(unpack_move(moves, k)));
+        out.extend_from_slice(&moves);
         out.truncate(count);
         if self.walls_left[self.current as usize] > 0 {
             with_words!(self.words, push_walls(self, out));
