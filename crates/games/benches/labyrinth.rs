@@ -1,6 +1,7 @@
 //! Labyrinth engine speed: random playouts on generated level 1 with 2 and 4 players (reported
 //! in plies per second; every ply lists each valid push with every cell reachable after it),
-//! one flood fill, and the legal actions of the start position.
+//! one flood fill, and the legal actions of the start position and of positions along a random
+//! match (where pushes on lines clear of the princess's cells reuse one walk).
 
 use std::hint::black_box;
 
@@ -54,5 +55,49 @@ fn bench_legal_actions(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_playout, bench_reach, bench_legal_actions);
+/// Positions along a random 4-player match on level 1.
+fn along_a_match() -> Vec<Labyrinth> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+    let mut game = Labyrinth::generated(1, 4).unwrap();
+    let mut actions = Vec::new();
+    let mut positions = Vec::new();
+    while game.to_move().is_some() && positions.len() < 100 {
+        positions.push(game.clone());
+        game.legal_actions(&mut actions);
+        if actions.is_empty() {
+            game.apply_stuck();
+        } else {
+            game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
+        }
+    }
+    positions
+}
+
+fn bench_legal_actions_along(c: &mut Criterion) {
+    let positions = along_a_match();
+    let mut actions = Vec::new();
+    let mut group = c.benchmark_group("labyrinth");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    group.bench_function("legal_actions_level1_4p_along_a_match", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|game| {
+                    game.legal_actions(&mut actions);
+                    actions.len()
+                })
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_playout,
+    bench_reach,
+    bench_legal_actions,
+    bench_legal_actions_along
+);
 criterion_main!(benches);

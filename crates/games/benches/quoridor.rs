@@ -1,5 +1,7 @@
-//! Quoridor engine speed: random playouts (reported in plies per second), the wall-legality check
-//! on a mid-game position, and perft 3.
+//! Quoridor engine speed: random playouts (reported in plies per second), with and without walls;
+//! listing and playing actions on positions of the wall phase, where the kept shortest paths and
+//! the wall-point union-find do their work; the wall-legality check on a mid-game position; and
+//! perft 3.
 
 use std::hint::black_box;
 
@@ -28,6 +30,62 @@ fn bench_playout(c: &mut Criterion) {
     group.throughput(Throughput::Elements(plies));
     group.bench_function("random_playouts_2p_9x9_324_ticks", |b| {
         b.iter(|| black_box(random_playouts(&start, PLAYOUTS, 1, &mut actions)))
+    });
+    // Without walls every ply is a pawn move: the path the pawn-move generator alone decides.
+    let pawns_only = Quoridor::new(start.settings().clone().with_walls_each(0)).unwrap();
+    let plies = random_playouts(&pawns_only, PLAYOUTS, 1, &mut actions);
+    group.throughput(Throughput::Elements(plies));
+    group.bench_function("random_playouts_2p_9x9_no_walls", |b| {
+        b.iter(|| black_box(random_playouts(&pawns_only, PLAYOUTS, 1, &mut actions)))
+    });
+    group.finish();
+}
+
+/// Every position of a few random games while the player on turn still holds a wall, with the
+/// action the game went on with.
+fn wall_phase() -> Vec<(Quoridor, Action)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut actions = Vec::new();
+    let mut positions = Vec::new();
+    while positions.len() < 200 {
+        let mut game = start();
+        while game.to_move().is_some() && game.walls_left(game.current()) > 0 {
+            game.legal_actions(&mut actions);
+            let pick = actions[rand::Rng::random_range(&mut rng, 0..actions.len())];
+            positions.push((game.clone(), pick));
+            game.apply_unchecked(pick);
+        }
+    }
+    positions
+}
+
+fn bench_wall_phase(c: &mut Criterion) {
+    let positions = wall_phase();
+    let mut group = c.benchmark_group("quoridor");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    let mut actions = Vec::new();
+    group.bench_function("legal_actions_wall_phase", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, _)| {
+                    game.legal_actions(&mut actions);
+                    actions.len()
+                })
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("clone_and_apply_wall_phase", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, action)| {
+                    let mut after = game.clone();
+                    after.apply_unchecked(*action);
+                    after.tick()
+                })
+                .sum::<u32>()
+        })
     });
     group.finish();
 }
@@ -85,5 +143,11 @@ fn bench_perft(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_playout, bench_check_walls, bench_perft);
+criterion_group!(
+    benches,
+    bench_playout,
+    bench_wall_phase,
+    bench_check_walls,
+    bench_perft
+);
 criterion_main!(benches);

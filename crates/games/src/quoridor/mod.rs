@@ -9,7 +9,13 @@
 //! of walls (with the border as one node): that needs two of its three points (ends and middle)
 //! to be connected already. A flood over wall points finds the candidates that could. Of those,
 //! only a wall across a pawn's current shortest path needs a flood fill, and that fill looks for
-//! a detour around the blocked edge rather than a whole new path.
+//! a detour around the blocked edge rather than a whole new path. Whether there is one is
+//! known without a fill: the position keeps which wall points walls join (a union-find), and a
+//! blocked edge separates its two cells exactly when the wall closes a loop through it. Only
+//! then do two fills, one from each end of the edge, decide whether the pawn's side still holds
+//! a goal cell. The shortest paths live in the position from ply to ply: they are searched
+//! again only when a pawn leaves its path or a wall cuts it, and not at all once no player has
+//! a wall left.
 
 mod bits;
 mod record;
@@ -111,6 +117,9 @@ impl fmt::Display for Wall {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 /// One turn: move the pawn or place a wall.
+// An explicit tag makes the action four bytes (instead of three with the tag folded into the
+// orientation), so listing and picking actions copies whole words.
+#[repr(u8)]
 pub enum Action {
     /// Move the pawn to this cell (the destination, also for jumps and side-steps).
     Move(Cell),
@@ -311,6 +320,16 @@ pub struct Quoridor {
     h: Words,
     /// Anchors of vertical walls.
     v: Words,
+    /// Cells whose lower edge a wall or the board's edge closes: `h | h << 1 | last row`, kept
+    /// up to date so that pawn moves and flood fills need not derive it.
+    closed_s: Words,
+    /// Cells whose right edge a wall or the board's edge closes: `v | v << M | last column`.
+    closed_e: Words,
+    /// One shortest path per player, kept across plies: a new wall needs a path search only
+    /// for the players whose path it crosses (see `legal_wall_sets`).
+    paths: [Path; 4],
+    /// The wall points joined by walls, as a union-find forest (see `WallPoints`).
+    points: WallPoints,
     tick: u32,
     max_ticks: u32,
     /// `NO_PAWN` once eliminated.
@@ -365,6 +384,13 @@ impl PartialEq for Quoridor {
 #[inline(always)]
 fn majority<const N: usize>(a: Bits<N>, b: Bits<N>, c: Bits<N>) -> Bits<N> {
     (a & b) | (a & c) | (b & c)
+}
+
+/// The `k`-th cell of a packed list of pawn moves.
+#[inline(always)]
+fn unpack_move(moves: u128, k: usize) -> Cell {
+    let key = moves >> (16 * k);
+    Cell::new(key as u8, (key >> 8) as u8)
 }
 
 /// The anchor of `i` when `magic = ceil(2^16 / m)`: exact for every index below 625.
@@ -443,9 +469,14 @@ impl Quoridor {
         let mut walls_left = [0; 4];
         pawns[..n].copy_from_slice(&settings.pawns);
         walls_left[..n].copy_from_slice(&settings.walls);
-        Ok(Quoridor {
+        let mk = masks(m);
+        let mut q = Quoridor {
             h: [0; bits::WORDS],
             v: [0; bits::WORDS],
+            closed_s: mk.row_last,
+            closed_e: mk.col_last,
+            paths: [Path::STALE; 4],
+            points: WallPoints::new(),
             tick: 0,
             max_ticks: settings.max_ticks,
             pawns,
@@ -461,7 +492,9 @@ impl Quoridor {
             history_len: 0,
             history: [0; HISTORY_CAP],
             settings: Arc::new(settings),
-        })
+        };
+        q.refresh_paths();
+        Ok(q)
     }
 
     /// A position in the middle of a match: `pawns[p]` is `None` for an eliminated player,
@@ -546,6 +579,7 @@ impl Quoridor {
                 "the walls leave player {p} no path to its goal"
             )));
         }
+        q.refresh_paths();
         q.tick = tick;
         q.end = if (0..n).any(|p| q.on_goal(p)) {
             Some(EndReason::Goal)
@@ -692,14 +726,13 @@ impl Quoridor {
     #[inline(always)]
     fn open_dirs(&self, x: i32, y: i32) -> u8 {
         let m = self.m as i32;
-        let last = m - 1;
         let i = y * m + x;
-        let h = |i: i32| words_get(&self.h, i as usize);
-        let v = |i: i32| words_get(&self.v, i as usize);
-        let up = y > 0 && !h(i - m) && !(x > 0 && h(i - m - 1));
-        let right = x < last && !v(i) && !(y > 0 && v(i - m));
-        let down = y < last && !h(i) && !(x > 0 && h(i - 1));
-        let left = x > 0 && !v(i - 1) && !(y > 0 && v(i - m - 1));
+        let s = |i: i32| words_get(&self.closed_s, i as usize);
+        let e = |i: i32| words_get(&self.closed_e, i as usize);
+        let up = y > 0 && !s(i - m);
+        let right = !e(i);
+        let down = !s(i);
+        let left = x > 0 && !e(i - 1);
         up as u8 | (right as u8) << 1 | (down as u8) << 2 | (left as u8) << 3
     }
 
@@ -711,18 +744,52 @@ impl Quoridor {
 
     #[inline(always)]
     fn for_each_pawn_move(&self, mut emit: impl FnMut(Cell)) {
+        let (moves, count) = self.packed_pawn_moves();
+        for k in 0..count {
+            emit(unpack_move(moves, k));
+        }
+    }
+
+    /// The legal pawn moves of the player on turn (in `legal_actions` order), 16 bits each
+    /// (`x | y << 8`, see `unpack_move`), and how many there are. Packed in a register rather
+    /// than written to memory cell by cell: reading such a list back whole stalls the CPU.
+    #[inline(always)]
+    fn packed_pawn_moves(&self) -> (u128, usize) {
         let me = self.pawns[self.current as usize];
         if me == NO_PAWN {
-            return;
+            return (0, 0);
         }
         let (px, py) = (me.x as i32, me.y as i32);
         let at = |x: i32, y: i32| Cell::new(x as u8, y as u8);
         let keys = self.pawn_keys();
+        let open = self.open_dirs(px, py);
+        // Usually no pawn stands next to this one and the moves are the open steps. They are
+        // chosen without branches: in a random game the walls around a pawn are noise to the
+        // branch predictor.
+        let mine = keys[self.current as usize];
+        let near = keys.iter().fold(false, |near, &k| {
+            let dx = (k & 0xff).abs_diff(mine & 0xff);
+            let dy = (k >> 8).abs_diff(mine >> 8);
+            near | (dx + dy == 1)
+        });
+        let key = |x: i32, y: i32| u128::from(x as u8) | u128::from(y as u8) << 8;
+        let (mut moves, mut count) = (0u128, 0);
+        if !near {
+            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                let open = u128::from(open >> d & 1);
+                moves |= (key(px + dx, py + dy) * open) << (16 * count);
+                count += open as usize;
+            }
+            return (moves, count);
+        }
+        let mut emit = |c: Cell| {
+            moves |= key(c.x.into(), c.y.into()) << (16 * count);
+            count += 1;
+        };
         let occupied = |x: i32, y: i32| {
             let k = (x as u16) | (y as u16) << 8;
             (keys[0] == k) | (keys[1] == k) | (keys[2] == k) | (keys[3] == k)
         };
-        let open = self.open_dirs(px, py);
         // Two side-steps from different neighbours can land on the same diagonal cell.
         let mut diagonals = 0u8;
         for (d, &(dx, dy)) in DIRS.iter().enumerate() {
@@ -750,6 +817,7 @@ impl Quoridor {
                 }
             }
         }
+        (moves, count)
     }
 
     /// Range, overlap and crossing; returns the anchor index.
@@ -783,10 +851,19 @@ impl Quoridor {
 
     fn put_wall(&mut self, anchor: usize, orientation: Orientation, who: PlayerId) {
         let mut entry = anchor as u16 | (who as u16) << 11;
+        let [first, middle, last] = self.wall_points(anchor, orientation);
+        self.points.join(first, middle);
+        self.points.join(middle, last);
         match orientation {
-            Orientation::Horizontal => words_set(&mut self.h, anchor),
+            Orientation::Horizontal => {
+                words_set(&mut self.h, anchor);
+                words_set(&mut self.closed_s, anchor);
+                words_set(&mut self.closed_s, anchor + 1);
+            }
             Orientation::Vertical => {
                 words_set(&mut self.v, anchor);
+                words_set(&mut self.closed_e, anchor);
+                words_set(&mut self.closed_e, anchor + self.m as usize);
                 entry |= HISTORY_VERTICAL;
             }
         }
@@ -810,9 +887,11 @@ impl Quoridor {
                 None
             };
         }
+        // Counting round without `%`: a division per ply shows in playouts.
         let n = self.n;
-        for k in 1..=n {
-            let p = (self.current + k) % n;
+        let mut p = self.current;
+        for _ in 0..n {
+            p = if p + 1 == n { 0 } else { p + 1 };
             if self.pawns[p as usize] != NO_PAWN {
                 self.current = p;
                 break;
@@ -830,15 +909,143 @@ impl Quoridor {
         }
     }
 
-    fn open_sets<const N: usize>(&self) -> Open<N> {
-        let m = self.m as u32;
+    /// The points a wall runs through, as `WallPoints` names them: the end nearest `(0, 0)`,
+    /// the middle, the far end.
+    #[inline(always)]
+    fn wall_points(&self, anchor: usize, orientation: Orientation) -> [u16; 3] {
+        let m = self.m as usize;
         let mk = masks(self.m);
-        let h = Bits::<N>::load(&self.h);
-        let v = Bits::<N>::load(&self.v);
+        // The edge masks stand in for `x == 0`, `x + 2 == m` and the like: no division.
+        let (before, after, first, last) = match orientation {
+            Orientation::Horizontal => (
+                anchor.wrapping_sub(1),
+                anchor + 1,
+                &mk.col_first,
+                &mk.col_last,
+            ),
+            Orientation::Vertical => (
+                anchor.wrapping_sub(m),
+                anchor + m,
+                &mk.row_first,
+                &mk.row_last,
+            ),
+        };
+        let border = WallPoints::BORDER;
+        [
+            if words_get(first, anchor) {
+                border
+            } else {
+                before as u16
+            },
+            anchor as u16,
+            if words_get(last, after) {
+                border
+            } else {
+                after as u16
+            },
+        ]
+    }
+
+    /// Whether the two edges a new wall at `anchor` would block (the one nearer `(0, 0)` first)
+    /// each lie on a loop of walls, the board's edge counting as one point. Blocking an edge
+    /// separates its two cells exactly when it does (a cut of the grid is a loop of its dual).
+    #[inline(always)]
+    fn closes_loops(&self, anchor: usize, orientation: Orientation) -> (bool, bool) {
+        let [first, middle, last] = self
+            .wall_points(anchor, orientation)
+            .map(|p| self.points.root(p));
+        let ends = first == last;
+        (ends || first == middle, ends || middle == last)
+    }
+
+    /// The guard of `player`'s path: the kept path when it is current, else a fresh search.
+    #[inline(always)]
+    fn guard<const N: usize>(&self, player: PlayerId, open: &Open<N>) -> Guard<N> {
+        let pawn = self.index(self.pawns[player]) as usize;
+        let goal = Bits::load(self.goal_words(player));
+        let kept = &self.paths[player];
+        let fresh;
+        // By reference: a copy of the kept path costs more than reading the words it needs.
+        let path = match kept.state {
+            PathState::From(from) if from as usize == pawn => kept,
+            PathState::Unknown => kept,
+            _ => {
+                fresh = search_path(open, pawn, goal);
+                &fresh
+            }
+        };
+        Guard {
+            known: path.state != PathState::Unknown,
+            pawn,
+            goal,
+            s: Bits::load(&path.s),
+            e: Bits::load(&path.e),
+        }
+    }
+
+    /// Paths are only kept while some player can still place a wall.
+    fn walls_remain(&self) -> bool {
+        self.walls_left[..self.n as usize].iter().any(|&w| w > 0)
+    }
+
+    /// Searches every player's path afresh.
+    fn refresh_paths(&mut self) {
+        for p in 0..self.n as usize {
+            self.refresh_path(p);
+        }
+    }
+
+    fn refresh_path(&mut self, player: PlayerId) {
+        self.paths[player] = if self.pawns[player] == NO_PAWN || !self.walls_remain() {
+            Path::STALE
+        } else {
+            with_words!(self.words, search_path_of(self, player))
+        };
+    }
+
+    /// After `player`'s pawn went from `from` to `to`: a step along its path keeps the rest of
+    /// the path, any other move needs a new one.
+    fn follow_path(&mut self, player: PlayerId, from: Cell, to: Cell) {
+        if self.paths[player].state == PathState::Stale {
+            return;
+        }
+        let (a, b) = (self.index(from) as usize, self.index(to) as usize);
+        let m = self.m as usize;
+        let path = &mut self.paths[player];
+        let (lo, hi) = (a.min(b), a.max(b));
+        let edges = match hi - lo {
+            1 if from.y == to.y => &mut path.e,
+            d if d == m => &mut path.s,
+            _ => return self.refresh_path(player),
+        };
+        if path.state == PathState::From(a as u16) && words_get(edges, lo) {
+            edges[lo >> 6] &= !(1 << (lo & 63));
+            path.state = PathState::From(b as u16);
+        } else {
+            self.refresh_path(player);
+        }
+    }
+
+    /// After a wall went up at `anchor`: the paths it crosses need a new search.
+    fn cut_paths(&mut self, anchor: usize, orientation: Orientation) {
+        let m = self.m as usize;
+        for p in 0..self.n as usize {
+            let path = &self.paths[p];
+            let cut = match path.state {
+                PathState::From(_) => path.crossed_by(anchor, orientation, m),
+                PathState::Unknown | PathState::Stale => false,
+            };
+            if cut || !self.walls_remain() {
+                self.refresh_path(p);
+            }
+        }
+    }
+
+    fn open_sets<const N: usize>(&self) -> Open<N> {
         Open {
-            s: !(h | h.shl(1) | Bits::load(&mk.row_last)),
-            e: !(v | v.shl(m) | Bits::load(&mk.col_last)),
-            m,
+            s: !Bits::<N>::load(&self.closed_s),
+            e: !Bits::<N>::load(&self.closed_e),
+            m: self.m as u32,
         }
     }
 }
@@ -963,56 +1170,198 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     // path; one path per player spares most of the flood fills.
     let mut guards = [Guard::<N>::NONE; 4];
     let mut active = 0;
-    let mut layers = [Bits::<N>::ZERO; MAX_LAYERS];
     for p in 0..q.n as usize {
-        let pawn = q.pawns[p];
-        if pawn != NO_PAWN {
-            let goal = Bits::load(q.goal_words(p));
-            guards[active] = Guard::new(&open, q.index(pawn) as usize, goal, &mut layers);
+        if q.pawns[p] != NO_PAWN {
+            guards[active] = q.guard(p, &open);
             active += 1;
         }
     }
     let guards = &guards[..active];
+    // Only a wall across some guarded path may cut: the others need no look at all.
+    let (mut hcut, mut vcut) = (Bits::<N>::ZERO, Bits::<N>::ZERO);
+    for g in guards {
+        if !g.known {
+            (hcut, vcut) = (hflag, vflag);
+            break;
+        }
+        hcut |= g.s | g.s.shr(1);
+        vcut |= g.e | g.e.shr(m);
+    }
     let m = m as usize;
-    hflag.for_each(|a| {
+    (hflag & hcut).for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + 1);
+        let loops = q.closes_loops(a, Orientation::Horizontal);
         let mut o = open;
         o.s = o.s.andn(edges);
-        if !guards.iter().all(|g| g.survives(&o, edges, Bits::ZERO)) {
+        if !guards
+            .iter()
+            .all(|g| g.survives(&o, edges, Bits::ZERO, a, loops))
+        {
             hfree = hfree.andn(Bits::single(a));
         }
     });
-    vflag.for_each(|a| {
+    (vflag & vcut).for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + m);
+        let loops = q.closes_loops(a, Orientation::Vertical);
         let mut o = open;
         o.e = o.e.andn(edges);
-        if !guards.iter().all(|g| g.survives(&o, Bits::ZERO, edges)) {
+        if !guards
+            .iter()
+            .all(|g| g.survives(&o, Bits::ZERO, edges, a, loops))
+        {
             vfree = vfree.andn(Bits::single(a));
         }
     });
     (hfree, vfree)
 }
 
+/// Union-find over wall points: interior point `(px, py)` of the grid lines is named by the
+/// anchor index of `(px - 1, py - 1)`, and every point on the board's edge is the one point
+/// `BORDER`. Two points share a root when walls join them. No path compression (lookups go
+/// through `&self`); joins hang the root with the lower name under the other, so every walk
+/// ends at the border quickly once walls reach it.
+#[derive(Clone, Copy)]
+struct WallPoints {
+    parent: [u16; MAX_CELLS + 1],
+}
+
+impl WallPoints {
+    const BORDER: u16 = MAX_CELLS as u16;
+
+    fn new() -> WallPoints {
+        let mut parent = [0; MAX_CELLS + 1];
+        for (i, p) in parent.iter_mut().enumerate() {
+            *p = i as u16;
+        }
+        WallPoints { parent }
+    }
+
+    #[inline(always)]
+    fn root(&self, mut point: u16) -> u16 {
+        while self.parent[point as usize] != point {
+            point = self.parent[point as usize];
+        }
+        point
+    }
+
+    fn join(&mut self, a: u16, b: u16) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        let root = ra.max(rb);
+        self.parent[ra.min(rb) as usize] = root;
+        // Both walks now point straight at the root, which keeps later lookups short.
+        for mut point in [a, b] {
+            while point != root {
+                let next = self.parent[point as usize];
+                self.parent[point as usize] = root;
+                point = next;
+            }
+        }
+    }
+}
+
 /// Longest shortest path followed; a longer one (only on big, winding boards) makes every
 /// flagged wall get a full flood fill for that player.
 const MAX_LAYERS: usize = 96;
 
-/// One player's pawn and goal, and the edges of one shortest path from the pawn to the goal,
-/// by the direction the path crosses them.
+/// One shortest path of a player, as the edges it crosses; what `Quoridor` keeps between plies.
+#[derive(Clone, Copy)]
+struct Path {
+    state: PathState,
+    /// Cells whose lower edge the path crosses.
+    s: Words,
+    /// Cells whose right edge the path crosses.
+    e: Words,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PathState {
+    /// Not kept up to date (no player has a wall left): searched afresh when asked.
+    Stale,
+    /// No path within `MAX_LAYERS` steps: every wall that may cut gets a full flood fill.
+    Unknown,
+    /// A shortest path from the pawn on this cell index.
+    From(u16),
+}
+
+impl Path {
+    const STALE: Path = Path {
+        state: PathState::Stale,
+        s: [0; bits::WORDS],
+        e: [0; bits::WORDS],
+    };
+
+    /// Whether the wall at `anchor` blocks an edge the path crosses.
+    fn crossed_by(&self, anchor: usize, orientation: Orientation, m: usize) -> bool {
+        match orientation {
+            Orientation::Horizontal => words_get(&self.s, anchor) || words_get(&self.s, anchor + 1),
+            Orientation::Vertical => words_get(&self.e, anchor) || words_get(&self.e, anchor + m),
+        }
+    }
+}
+
+/// A shortest path from `pawn` to `goal` in `open`, by breadth-first search.
+fn search_path<const N: usize>(open: &Open<N>, pawn: usize, goal: Bits<N>) -> Path {
+    let mut layers = [Bits::<N>::ZERO; MAX_LAYERS];
+    let mut seen = Bits::single(pawn);
+    layers[0] = seen;
+    let mut d = 0;
+    while !layers[d].intersects(goal) {
+        let next = open.expand(layers[d]).andn(seen);
+        if next.is_zero() || d + 1 == MAX_LAYERS {
+            return Path {
+                state: PathState::Unknown,
+                ..Path::STALE
+            };
+        }
+        d += 1;
+        layers[d] = next;
+        seen |= next;
+    }
+    let (mut s, mut e) = (Bits::<N>::ZERO, Bits::<N>::ZERO);
+    let m = open.m as usize;
+    let mut c = (layers[d] & goal).nth(0).expect("the goal was reached");
+    // Walk back from the goal, each time to a cell one step nearer the pawn.
+    for k in (0..d).rev() {
+        let before = layers[k];
+        c = if c >= m && before.get(c - m) && open.s.get(c - m) {
+            s.set(c - m);
+            c - m
+        } else if open.s.get(c) && before.get(c + m) {
+            s.set(c);
+            c + m
+        } else if c >= 1 && before.get(c - 1) && open.e.get(c - 1) {
+            e.set(c - 1);
+            c - 1
+        } else {
+            e.set(c);
+            c + 1
+        };
+    }
+    let mut path = Path {
+        state: PathState::From(pawn as u16),
+        ..Path::STALE
+    };
+    path.s[..N].copy_from_slice(&s.0);
+    path.e[..N].copy_from_slice(&e.0);
+    path
+}
+
+fn search_path_of<const N: usize>(q: &Quoridor, player: PlayerId) -> Path {
+    let pawn = q.index(q.pawns[player]) as usize;
+    search_path(&q.open_sets::<N>(), pawn, Bits::load(q.goal_words(player)))
+}
+
+/// One player's pawn and goal, and the edges of one shortest path from the pawn to the goal.
 #[derive(Clone, Copy)]
 struct Guard<const N: usize> {
     /// The path is known; if not, every wall that may cut gets a full flood fill.
     known: bool,
     pawn: usize,
     goal: Bits<N>,
-    /// Cells whose lower edge the path crosses going down.
-    down: Bits<N>,
-    /// Cells whose lower edge the path crosses going up.
-    up: Bits<N>,
-    /// Cells whose right edge the path crosses going right.
-    right: Bits<N>,
-    /// Cells whose right edge the path crosses going left.
-    left: Bits<N>,
+    /// Cells whose lower edge the path crosses.
+    s: Bits<N>,
+    /// Cells whose right edge the path crosses.
+    e: Bits<N>,
 }
 
 impl<const N: usize> Guard<N> {
@@ -1020,87 +1369,75 @@ impl<const N: usize> Guard<N> {
         known: false,
         pawn: 0,
         goal: Bits::ZERO,
-        down: Bits::ZERO,
-        up: Bits::ZERO,
-        right: Bits::ZERO,
-        left: Bits::ZERO,
+        s: Bits::ZERO,
+        e: Bits::ZERO,
     };
 
-    /// `layers` is scratch space for the breadth-first search.
-    fn new(open: &Open<N>, pawn: usize, goal: Bits<N>, layers: &mut [Bits<N>; MAX_LAYERS]) -> Self {
-        let mut guard = Guard {
-            pawn,
-            goal,
-            ..Self::NONE
-        };
-        let mut seen = Bits::single(pawn);
-        layers[0] = seen;
-        let mut d = 0;
-        while !layers[d].intersects(goal) {
-            let next = open.expand(layers[d]).andn(seen);
-            if next.is_zero() || d + 1 == MAX_LAYERS {
-                return guard;
-            }
-            d += 1;
-            layers[d] = next;
-            seen |= next;
-        }
-        guard.known = true;
-        let m = open.m as usize;
-        let mut c = (layers[d] & goal).nth(0).expect("the goal was reached");
-        // Walk back from the goal, each time to a cell one step nearer the pawn.
-        for k in (0..d).rev() {
-            let before = layers[k];
-            c = if c >= m && before.get(c - m) && open.s.get(c - m) {
-                guard.down.set(c - m);
-                c - m
-            } else if open.s.get(c) && before.get(c + m) {
-                guard.up.set(c);
-                c + m
-            } else if c >= 1 && before.get(c - 1) && open.e.get(c - 1) {
-                guard.right.set(c - 1);
-                c - 1
-            } else {
-                guard.left.set(c);
-                c + 1
-            };
-        }
-        guard
-    }
-
-    /// Whether the player still reaches its goal in `open`: the guarded position plus one wall,
-    /// which blocks the lower edges of `blocked_s` and the right edges of `blocked_e`.
+    /// Whether the player still reaches its goal in `open`: the guarded position plus one wall
+    /// at `anchor`, which blocks the lower edges of `blocked_s` and the right edges of
+    /// `blocked_e`; `loops` says which of its two edges lie on a loop of walls.
     #[inline(always)]
-    fn survives(&self, open: &Open<N>, blocked_s: Bits<N>, blocked_e: Bits<N>) -> bool {
+    fn survives(
+        &self,
+        open: &Open<N>,
+        blocked_s: Bits<N>,
+        blocked_e: Bits<N>,
+        anchor: usize,
+        loops: (bool, bool),
+    ) -> bool {
         if !self.known {
             return open.reaches(self.pawn, self.goal);
         }
-        let on_path = ((self.down | self.up) & blocked_s) | ((self.right | self.left) & blocked_e);
-        if on_path.is_zero() {
-            return true;
-        }
-        let down = self.down & blocked_s;
-        let up = self.up & blocked_s;
-        let right = self.right & blocked_e;
-        let left = self.left & blocked_e;
-        let (u, w) = match on_path.count() {
+        let hit_s = self.s & blocked_s;
+        let hit_e = self.e & blocked_e;
+        let (c, c2) = match (hit_s | hit_e).count() {
+            0 => return true,
             1 => {
                 let m = open.m as usize;
-                if let Some(c) = down.nth(0) {
-                    (c, c + m)
-                } else if let Some(c) = up.nth(0) {
-                    (c + m, c)
-                } else if let Some(c) = right.nth(0) {
-                    (c, c + 1)
-                } else {
-                    let c = left.nth(0).expect("one edge is blocked");
-                    (c + 1, c)
+                match (hit_s.nth(0), hit_e.nth(0)) {
+                    (Some(c), _) => (c, c + m),
+                    (_, Some(c)) => (c, c + 1),
+                    _ => return open.reaches(self.pawn, self.goal),
                 }
             }
             _ => return open.reaches(self.pawn, self.goal),
         };
-        // The path still leads from the pawn to `u` and from `w` to the goal: look for a detour.
-        open.reaches_from(Bits::single(u), Bits::single(w) | self.goal)
+        // An edge off every loop of walls leaves its two cells joined: the path has a detour.
+        let on_loop = if c == anchor { loops.0 } else { loops.1 };
+        if !on_loop {
+            return true;
+        }
+        // The path still leads from the pawn to one end of the blocked edge and from the other
+        // end to the goal: a detour between the two ends saves it. Two fills, one from each end,
+        // meet halfway along a detour; when one runs out of cells first, the smaller side of
+        // the cut is known whole, and only the pawn's side is still in question.
+        let (mut a, mut b) = (Bits::single(c), Bits::single(c2));
+        loop {
+            let next_a = open.expand(a);
+            if next_a.intersects(b) {
+                return true;
+            }
+            if next_a == a {
+                return self.settle(open, a, b);
+            }
+            let next_b = open.expand(b);
+            if next_b.intersects(next_a) {
+                return true;
+            }
+            if next_b == b {
+                return self.settle(open, b, next_a);
+            }
+            (a, b) = (next_a, next_b);
+        }
+    }
+
+    /// `closed` is all the cells one end of a cut edge reaches, `other` some the other reaches.
+    fn settle(&self, open: &Open<N>, closed: Bits<N>, other: Bits<N>) -> bool {
+        if closed.get(self.pawn) {
+            closed.intersects(self.goal)
+        } else {
+            open.reaches_from(other, self.goal)
+        }
     }
 }
 
@@ -1114,29 +1451,37 @@ fn any_wall<const N: usize>(q: &Quoridor) -> bool {
     !(h.is_zero() && v.is_zero())
 }
 
+/// Anchor cells of the largest board.
+const MAX_CELLS: usize = MAX_BOARD as usize * MAX_BOARD as usize;
+
+/// The wall action of every anchor index, horizontal ones first then vertical ones, by board:
+/// listing walls is then a table read per wall instead of a division.
+static WALL_ACTIONS: [[Action; 2 * MAX_CELLS]; 11] = {
+    let mut tables = [[Action::Move(Cell::new(0, 0)); 2 * MAX_CELLS]; 11];
+    let mut k = 0;
+    while k < 11 {
+        let m = MIN_BOARD as usize + 2 * k;
+        let mut i = 0;
+        while i < m * m {
+            let (x, y) = ((i % m) as u8, (i / m) as u8);
+            tables[k][i] = Action::Wall(Wall::horizontal(x, y));
+            tables[k][MAX_CELLS + i] = Action::Wall(Wall::vertical(x, y));
+            i += 1;
+        }
+        k += 1;
+    }
+    tables
+};
+
+// Kept out of `legal_actions`: its large stack frame would slow every pawn-only ply.
+#[inline(never)]
 fn push_walls<const N: usize>(q: &Quoridor, out: &mut Vec<Action>) {
     let (h, v) = legal_wall_sets::<N>(q);
-    // Sizing the list first and filling slots spares a capacity check per wall.
-    let start = out.len();
-    out.resize(
-        start + (h.count() + v.count()) as usize,
-        Action::Move(Cell::new(0, 0)),
-    );
-    let mut slots = out[start..].iter_mut();
-    let m = q.m as usize;
-    let magic = div_magic(m);
-    h.for_each(|a| {
-        let (x, y) = split_index(a, m, magic);
-        if let Some(slot) = slots.next() {
-            *slot = Action::Wall(Wall::horizontal(x, y));
-        }
-    });
-    v.for_each(|a| {
-        let (x, y) = split_index(a, m, magic);
-        if let Some(slot) = slots.next() {
-            *slot = Action::Wall(Wall::vertical(x, y));
-        }
-    });
+    let table = &WALL_ACTIONS[(q.m - MIN_BOARD) as usize / 2];
+    let (horizontal, vertical) = table.split_at(MAX_CELLS);
+    out.reserve((h.count() + v.count()) as usize);
+    h.for_each(|a| out.push(horizontal[a]));
+    v.for_each(|a| out.push(vertical[a]));
 }
 
 /// The `k`-th legal wall in `legal_actions` order.
@@ -1174,7 +1519,11 @@ impl Game for Quoridor {
     /// horizontal walls, then vertical walls, each by row then column.
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
-        self.for_each_pawn_move(|c| out.push(Action::Move(c)));
+        let (moves, count) = self.packed_pawn_moves();
+        // A fixed-size copy then a cut: no loop whose length the branch predictor must guess.
+        let moves: [Action; 8] = std::array::from_fn(|k| Action::Move(unpack_move(moves, k)));
+        out.extend_from_slice(&moves);
+        out.truncate(count);
         if self.walls_left[self.current as usize] > 0 {
             with_words!(self.words, push_walls(self, out));
         }
@@ -1208,7 +1557,9 @@ impl Game for Quoridor {
         let me = self.current as usize;
         match action {
             Action::Move(cell) => {
+                let from = self.pawns[me];
                 self.pawns[me] = cell;
+                self.follow_path(me, from, cell);
                 let goal = self.is_goal(me, cell);
                 self.finish_turn(goal);
             }
@@ -1216,6 +1567,7 @@ impl Game for Quoridor {
                 let anchor = wall.y as usize * self.m as usize + wall.x as usize;
                 self.put_wall(anchor, wall.orientation, me);
                 self.walls_left[me] = self.walls_left[me].saturating_sub(1);
+                self.cut_paths(anchor, wall.orientation);
                 self.finish_turn(false);
             }
         }
