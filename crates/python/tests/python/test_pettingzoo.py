@@ -3,7 +3,7 @@ observations, rewards and pictures of each game."""
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from arbiter.pettingzoo import domino_v0, labyrinth_v0, puoribor_v0, quoridor_v0
 
@@ -32,6 +32,11 @@ def test_api_test_passes(game):
 def test_seed_test_passes(game):
     module, kwargs = game
     seed_test(lambda: module.env(**kwargs), num_cycles=300)
+
+
+def test_render_test_passes(game):
+    module, kwargs = game
+    render_test(lambda render_mode: module.env(render_mode=render_mode, **kwargs))
 
 
 def play(env, seed, limit=100_000):

@@ -24,7 +24,7 @@ class ArbiterAECEnv(AECEnv):
     """
 
     metadata: Dict[str, Any] = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -105,15 +105,22 @@ class ArbiterAECEnv(AECEnv):
         else:
             self.agent_selection = self.possible_agents[seat]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> Optional[str]:
-        """The position as text (``render_mode="ansi"``)."""
+        """The position as text: returned with ``render_mode="ansi"``, printed with
+        ``"human"`` (after every step too)."""
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render without a render_mode: pass render_mode='ansi'."
             )
             return None
-        return self._match.render()
+        picture = self._match.render()
+        if self.render_mode == "human":
+            print(picture)
+            return None
+        return picture
 
     def close(self) -> None:
         pass
