@@ -167,3 +167,19 @@ def test_render_without_a_mode_warns_and_returns_none():
     env = domino_v0.raw_env(render_mode="ansi")
     env.reset()
     assert env.render().splitlines()[-1] == "player 0 to move"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: quoridor_v0.raw_env(players=3),
+        lambda: quoridor_v0.raw_env(board_size=8),
+        lambda: domino_v0.raw_env(size=2),
+        lambda: labyrinth_v0.raw_env(players=11),
+        lambda: puoribor_v0.raw_env(max_ticks=0),
+        lambda: puoribor_v0.raw_env(render_mode="rgb_array"),
+    ],
+)
+def test_bad_arguments_are_refused_with_a_value_error(make):
+    with pytest.raises(ValueError):
+        make()
