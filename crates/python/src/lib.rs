@@ -3,6 +3,7 @@
 //! give the public API; this module only moves numbers between NumPy arrays and the engines.
 #![warn(missing_docs)]
 
+mod aec;
 mod puoribor;
 
 use pyo3::prelude::*;
@@ -12,6 +13,7 @@ use pyo3::prelude::*;
 fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(puoribor::puoribor_step, module)?)?;
     module.add_function(wrap_pyfunction!(puoribor::puoribor_legal_actions, module)?)?;
+    module.add_class::<aec::AecMatch>()?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

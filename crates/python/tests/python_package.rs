@@ -17,16 +17,21 @@ use std::sync::OnceLock;
 
 /// The first environment builds the wheel (maturin without build isolation, so that no run
 /// after the first needs the network) and compares with `fights`, which needs NumPy 1.x.
-const NUMPY1: [&str; 5] = [
+/// Both have PettingZoo and Gymnasium for the environments of `arbiter.pettingzoo`.
+const NUMPY1: [&str; 7] = [
     "maturin>=1.5,<2",
     "numpy<2",
     "pytest",
     "msgpack",
     "fights==0.9.0",
+    "pettingzoo>=1.24",
+    "gymnasium",
 ];
-const NUMPY1_PROBE: &str = "import maturin, numpy, pytest, msgpack, fights.envs.puoribor";
-const NUMPY2: [&str; 2] = ["numpy>=2", "pytest"];
-const NUMPY2_PROBE: &str = "import numpy, pytest; assert int(numpy.__version__.split('.')[0]) >= 2";
+const NUMPY1_PROBE: &str =
+    "import maturin, numpy, pytest, msgpack, fights.envs.puoribor, pettingzoo, gymnasium";
+const NUMPY2: [&str; 4] = ["numpy>=2", "pytest", "pettingzoo>=1.24", "gymnasium"];
+const NUMPY2_PROBE: &str = "import numpy, pytest, pettingzoo, gymnasium; \
+                            assert int(numpy.__version__.split('.')[0]) >= 2";
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

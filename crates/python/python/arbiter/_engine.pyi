@@ -1,6 +1,6 @@
 """The Rust extension module behind ``arbiter``: engines only, no public API of its own."""
 
-from typing import Any, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,3 +22,38 @@ def puoribor_legal_actions(
     board: NDArray[np.int64], walls_remaining: NDArray[np.int64], agent_id: int
 ) -> NDArray[np.int64]:
     """The ``(4, 9, 9)`` 0/1 mask of ``agent_id``'s legal actions, ``[action_type][x][y]``."""
+
+class AecMatch:
+    """One match of one game for the PettingZoo environments (``arbiter.pettingzoo``):
+    actions are flat indices into the game's fixed layout (docs/python.md), observations
+    ``float32`` planes, masks ``int8``."""
+
+    @staticmethod
+    def quoridor(players: int, board: int) -> "AecMatch": ...
+    @staticmethod
+    def puoribor(max_ticks: int) -> "AecMatch": ...
+    @staticmethod
+    def domino(size: int, seed: int) -> "AecMatch": ...
+    @staticmethod
+    def labyrinth(level: int, players: int) -> "AecMatch": ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def to_move(self) -> Optional[int]:
+        """The seat on turn, ``None`` once the match is over."""
+    @property
+    def action_count(self) -> int: ...
+    @property
+    def observation_shape(self) -> Tuple[int, int, int]: ...
+    @property
+    def tick(self) -> int: ...
+    @property
+    def end_reason(self) -> Optional[str]: ...
+    def legal_mask(self) -> NDArray[np.int8]:
+        """The 0/1 mask of the legal action indices of the seat on turn."""
+    def observe(self, player: int) -> NDArray[np.float32]:
+        """``player``'s observation planes, each value in [0, 1]."""
+    def step(self, index: int) -> List[float]:
+        """Plays ``index`` for the seat on turn; each seat's reward. ``ValueError`` if illegal."""
+    def render(self) -> str:
+        """The position as text."""

@@ -1,0 +1,83 @@
+//! Puoribor as an environment. Action indices are those of the `fights` mask flattened:
+//! `kind·81 + x·9 + y` (kind 0 move, 1 horizontal wall, 2 vertical wall, 3 rotation), and the
+//! planes are indexed `[plane, x, y]` as `fights` indexes its board.
+
+use arbiter_games::PlayerId;
+use arbiter_games::puoribor::{Action, Puoribor, START_WALLS};
+use numpy::ndarray::{Array3, Axis};
+use pyo3::PyResult;
+
+use super::{Encoding, turn_line, value_error};
+
+pub(super) fn new(max_ticks: u32) -> PyResult<Puoribor> {
+    if max_ticks == 0 {
+        return Err(value_error("max_ticks must be at least 1"));
+    }
+    Ok(Puoribor::with_max_ticks(max_ticks))
+}
+
+impl Encoding for Puoribor {
+    fn action_count(&self) -> usize {
+        4 * 9 * 9
+    }
+
+    fn decode(&self, index: usize) -> Option<Action> {
+        (index < 324).then(|| Action::from_index(index))
+    }
+
+    fn encode(&self, action: Action) -> Option<usize> {
+        action.index()
+    }
+
+    fn shape(&self) -> (usize, usize, usize) {
+        (10, 9, 9)
+    }
+
+    /// Planes: the observer's pawn, the opponent's; horizontal wall segments of the observer,
+    /// of the opponent; vertical ones likewise; the midpoints of horizontal walls, of vertical
+    /// walls; the observer's walls left over 10, the opponent's, spread over the plane.
+    fn observe(&self, player: PlayerId, out: &mut Array3<f32>) {
+        let board = self.board();
+        let owner = |value: u8| match value {
+            0 => None,
+            v => Some(usize::from(v - 1) != player),
+        };
+        for x in 0..9 {
+            for y in 0..9 {
+                let mut set = |plane: usize| out[[plane, x, y]] = 1.0;
+                if board[player][x][y] == 1 {
+                    set(0);
+                }
+                if board[1 - player][x][y] == 1 {
+                    set(1);
+                }
+                if let Some(theirs) = owner(board[2][x][y]) {
+                    set(2 + usize::from(theirs));
+                }
+                if let Some(theirs) = owner(board[3][x][y]) {
+                    set(4 + usize::from(theirs));
+                }
+                if board[4][x][y] == 1 {
+                    set(6);
+                }
+                if board[5][x][y] == 1 {
+                    set(7);
+                }
+            }
+        }
+        for (plane, seat) in [player, 1 - player].into_iter().enumerate() {
+            let left = f32::from(self.walls_remaining(seat)) / f32::from(START_WALLS);
+            out.index_axis_mut(Axis(0), 8 + plane).fill(left);
+        }
+    }
+
+    fn render(&self) -> String {
+        let walls = [0, 1].map(|p| self.walls_remaining(p));
+        format!(
+            "{self}player 0: {} walls left\nplayer 1: {} walls left\n{}",
+            walls[0],
+            walls[1],
+            turn_line(self)
+        )
+    }
+}
