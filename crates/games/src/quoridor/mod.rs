@@ -30,7 +30,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::{Game, Illegal, Outcome, PlayerId};
-use bits::{Bits, Words, masks, with_words, words_for, words_get, words_set};
+use bits::{Bits, Masks, Words, masks, with_words, words_for, words_get, words_set};
 
 /// Smallest board side.
 pub const MIN_BOARD: u8 = 5;
@@ -1131,7 +1131,25 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     if h.is_zero() && v.is_zero() {
         return (hfree, vfree);
     }
+    let (hflag, vflag) = walls_that_may_cut(mk, h, v, hfree, vfree, m);
+    if hflag.is_zero() && vflag.is_zero() {
+        return (hfree, vfree);
+    }
+    drop_cutting_walls(q, hflag, vflag, &mut hfree, &mut vfree);
+    (hfree, vfree)
+}
 
+/// Of the free wall anchors `hfree` and `vfree`, those whose wall may cut a path: it touches
+/// wall points linked to the border at both ends, or points of walls not linked to it.
+#[inline(always)]
+fn walls_that_may_cut<const N: usize>(
+    mk: &Masks,
+    h: Bits<N>,
+    v: Bits<N>,
+    hfree: Bits<N>,
+    vfree: Bits<N>,
+    m: u32,
+) -> (Bits<N>, Bits<N>) {
     // Wall points share the anchor index space: point `(px, py)` with `1 <= px, py <= M-1` has
     // the index of anchor `(px-1, py-1)`. Border points land on the last column and row (and
     // off the set for the top and left edges, which the `first` masks stand in for).
@@ -1162,9 +1180,20 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     let vflag = vfree
         & (majority(linked.shl(m) | row_first, linked, linked.shr(m))
             | majority(floating.shl(m), floating, floating.shr(m)));
-    if hflag.is_zero() && vflag.is_zero() {
-        return (hfree, vfree);
-    }
+    (hflag, vflag)
+}
+
+/// Takes out of `hfree` and `vfree` the walls of `hflag` and `vflag` that would leave a player
+/// without a way to its goal.
+#[inline(always)]
+fn drop_cutting_walls<const N: usize>(
+    q: &Quoridor,
+    hflag: Bits<N>,
+    vflag: Bits<N>,
+    hfree: &mut Bits<N>,
+    vfree: &mut Bits<N>,
+) {
+    let m = q.m as u32;
     let open = q.open_sets::<N>();
     // A flagged wall can only cut off a player if it blocks that player's current shortest
     // path; one path per player spares most of the flood fills.
@@ -1197,7 +1226,7 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
             .iter()
             .all(|g| g.survives(&o, edges, Bits::ZERO, a, loops))
         {
-            hfree = hfree.andn(Bits::single(a));
+            *hfree = hfree.andn(Bits::single(a));
         }
     });
     (vflag & vcut).for_each(|a| {
@@ -1209,10 +1238,9 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
             .iter()
             .all(|g| g.survives(&o, Bits::ZERO, edges, a, loops))
         {
-            vfree = vfree.andn(Bits::single(a));
+            *vfree = vfree.andn(Bits::single(a));
         }
     });
-    (hfree, vfree)
 }
 
 /// Union-find over wall points: interior point `(px, py)` of the grid lines is named by the
