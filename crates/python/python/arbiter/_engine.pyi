@@ -36,6 +36,10 @@ class AecMatch:
     def domino(size: int, seed: int) -> "AecMatch": ...
     @staticmethod
     def labyrinth(level: int, players: int) -> "AecMatch": ...
+    @staticmethod
+    def labyrinth_level_of_size(width: int, height: int, start: int) -> int:
+        """The first generated Labyrinth level from ``start`` on of ``width`` × ``height``
+        cells (each 14 to 20); ``ValueError`` for another size."""
     @property
     def num_players(self) -> int: ...
     @property
@@ -57,3 +61,5 @@ class AecMatch:
         """Plays ``index`` for the seat on turn; each seat's reward. ``ValueError`` if illegal."""
     def render(self) -> str:
         """The position as text."""
+    def render_rgb(self) -> NDArray[np.uint8]:
+        """The position as a picture, ``uint8`` of shape ``(height, width, 3)``."""

@@ -7,6 +7,7 @@ use arbiter_games::domino::{Cell, Domino, Placement, Settings};
 use numpy::ndarray::Array3;
 use pyo3::PyResult;
 
+use super::picture::{FLOOR, Grid, WALL, seat_colour};
 use super::{Encoding, turn_line, value_error};
 
 pub(super) fn new(size: u8, seed: u64) -> PyResult<Domino> {
@@ -79,5 +80,31 @@ impl Encoding for Domino {
             text.push_str(&format!("last placement: {p}\n"));
         }
         text + &turn_line(self)
+    }
+
+    /// Free cells light, obstacles dark, covered cells grey, the last domino in the colour
+    /// of the player who placed it.
+    fn paint(&self) -> Grid {
+        const COVERED: [u8; 3] = [150, 150, 160];
+        let n = self.size() as usize;
+        let mut grid = Grid::new(n, n, FLOOR);
+        for y in 0..n {
+            for x in 0..n {
+                let cell = Cell::new(x as u16, y as u16);
+                if !self.is_free(cell) {
+                    grid.cell(x, y, COVERED);
+                }
+            }
+        }
+        for c in &self.settings().obstacles {
+            grid.cell(c.x.into(), c.y.into(), WALL);
+        }
+        if let Some(p) = self.last_placement() {
+            let placed_by = seat_colour(1 - self.current());
+            for c in [p.a, p.b] {
+                grid.cell(c.x.into(), c.y.into(), placed_by);
+            }
+        }
+        grid
     }
 }

@@ -8,15 +8,37 @@
 //! times, docs/games/labyrinth.md). A tile with fewer than four distinct turns (straights,
 //! the cross) is masked at its smallest `r` only.
 
-use arbiter_games::labyrinth::{Action, Goto, Labyrinth, Push, rot};
+use arbiter_games::labyrinth::level::GENERATED_MIN;
+use arbiter_games::labyrinth::{Action, Goto, Labyrinth, Level, Push, rot};
 use arbiter_games::{Game, PlayerId};
 use numpy::ndarray::{Array3, Axis};
 use pyo3::PyResult;
 
+use super::picture::{CELL, FLOOR, Grid, WALL, seat_colour};
 use super::{Encoding, value_error};
 
 pub(super) fn new(level: u64, players: usize) -> PyResult<Labyrinth> {
     Labyrinth::generated(level, players).map_err(|e| value_error(e.to_string()))
+}
+
+/// The first generated level from number `from` on that is `width` × `height`: each side is
+/// one of seven sizes, so about one level in 49 has a given size.
+pub(super) fn level_of_size(width: usize, height: usize, from: u64) -> PyResult<u64> {
+    let sizes = GENERATED_MIN..GENERATED_MIN + 7;
+    if !sizes.contains(&width) || !sizes.contains(&height) {
+        return Err(value_error(format!(
+            "generated levels are {} to {} cells wide and high, not {width} × {height}",
+            sizes.start,
+            sizes.end - 1
+        )));
+    }
+    (0..100_000)
+        .map(|k| from.wrapping_add(k))
+        .find(|&n| {
+            let level = Level::generate(n);
+            (level.width, level.height) == (width, height)
+        })
+        .ok_or_else(|| value_error(format!("no {width} × {height} level from {from} on")))
 }
 
 /// The tile `extra` turned `r` quarter turns.
@@ -108,6 +130,29 @@ impl Encoding for Labyrinth {
         super::labyrinth_text::picture(self)
     }
 
+    /// Each tile's paths light on dark, a blocked cell's on red; active displays gold;
+    /// princesses in their seat's colour (the lowest seat on top).
+    fn paint(&self) -> Grid {
+        const BLOCKED: [u8; 3] = [120, 30, 30];
+        const DISPLAY: [u8; 3] = [250, 200, 0];
+        let mut grid = Grid::new(self.width(), self.height(), WALL);
+        for &c in &self.level().blocked {
+            grid.cell(c.x.into(), c.y.into(), BLOCKED);
+        }
+        for y in 0..self.height() {
+            for x in 0..self.width() {
+                paint_paths(&mut grid, x, y, self.tile(x, y));
+            }
+        }
+        for (_, c) in self.active_displays() {
+            grid.token(c.x.into(), c.y.into(), 6, DISPLAY);
+        }
+        for (seat, c) in self.positions().into_iter().enumerate().rev() {
+            grid.token(c.x.into(), c.y.into(), 5, seat_colour(seat));
+        }
+        grid
+    }
+
     /// A point to the player whose walk reached its target, nothing otherwise.
     fn rewards(&self, before: &Self) -> Vec<f64> {
         self.scores()
@@ -115,5 +160,26 @@ impl Encoding for Labyrinth {
             .zip(before.scores())
             .map(|(now, then)| f64::from(now - then))
             .collect()
+    }
+}
+
+/// The paths of `tile` in cell `(x, y)`: a square in the middle and an arm to each open side
+/// (1 north, 2 west, 4 south, 8 east).
+fn paint_paths(grid: &mut Grid, x: usize, y: usize, tile: u8) {
+    const PATH: usize = 8;
+    const EDGE: usize = (CELL - PATH) / 2;
+    let (left, top) = Grid::corner(x, y);
+    let (mid_x, mid_y) = (left + EDGE, top + EDGE);
+    grid.fill(mid_x, mid_y, PATH, PATH, FLOOR);
+    let arms = [
+        (1, mid_x, top, PATH, EDGE),
+        (2, left, mid_y, EDGE, PATH),
+        (4, mid_x, mid_y + PATH, PATH, EDGE),
+        (8, mid_x + PATH, mid_y, EDGE, PATH),
+    ];
+    for (side, l, t, w, h) in arms {
+        if tile & side != 0 {
+            grid.fill(l, t, w, h, FLOOR);
+        }
     }
 }

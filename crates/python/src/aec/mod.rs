@@ -6,6 +6,7 @@
 mod domino;
 mod labyrinth;
 mod labyrinth_text;
+mod picture;
 mod puoribor;
 mod quoridor;
 
@@ -31,6 +32,8 @@ trait Encoding: Game {
     fn observe(&self, player: PlayerId, out: &mut Array3<f32>);
     /// The position as text.
     fn render(&self) -> String;
+    /// The position as a picture.
+    fn paint(&self) -> picture::Grid;
     /// What each player earned with the turn that led from `before` to `self`. By default a
     /// finished match pays each player `2 · score − 1` (1 to a sole winner, −1 to a loser, 0
     /// to both sides of a two-player draw) and anything else pays nothing.
@@ -52,6 +55,7 @@ trait Env: Send + Sync {
     fn observe(&self, player: PlayerId) -> Array3<f32>;
     fn step(&mut self, index: usize) -> Result<Vec<f64>, String>;
     fn render(&self) -> String;
+    fn picture(&self) -> Array3<u8>;
     fn tick(&self) -> u32;
     fn outcome_reason(&self) -> Option<&'static str>;
 }
@@ -105,6 +109,9 @@ impl<G: Encoding> Env for G {
     }
     fn render(&self) -> String {
         Encoding::render(self)
+    }
+    fn picture(&self) -> Array3<u8> {
+        self.paint().into_array()
     }
     fn tick(&self) -> u32 {
         Game::tick(self)
@@ -178,6 +185,12 @@ impl AecMatch {
     fn labyrinth(level: u64, players: usize) -> PyResult<AecMatch> {
         labyrinth::new(level, players).map(AecMatch::new)
     }
+    /// The number of the first generated Labyrinth level from `start` on that is `width` ×
+    /// `height` cells (each side 14 to 20).
+    #[staticmethod]
+    fn labyrinth_level_of_size(width: usize, height: usize, start: u64) -> PyResult<u64> {
+        labyrinth::level_of_size(width, height, start)
+    }
     /// The number of seats.
     #[getter]
     fn num_players(&self) -> usize {
@@ -225,5 +238,9 @@ impl AecMatch {
     /// The position as text.
     fn render(&self) -> String {
         self.with(|e| e.render())
+    }
+    /// The position as a picture: `uint8` of shape `(height, width, 3)`, red, green, blue.
+    fn render_rgb<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<u8>> {
+        self.with(|e| e.picture()).into_pyarray(py)
     }
 }

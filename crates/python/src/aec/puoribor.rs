@@ -7,6 +7,7 @@ use arbiter_games::puoribor::{Action, Puoribor, START_WALLS};
 use numpy::ndarray::{Array3, Axis};
 use pyo3::PyResult;
 
+use super::picture::{FLOOR, Grid, seat_colour};
 use super::{Encoding, turn_line, value_error};
 
 pub(super) fn new(max_ticks: u32) -> PyResult<Puoribor> {
@@ -79,5 +80,33 @@ impl Encoding for Puoribor {
             walls[1],
             turn_line(self)
         )
+    }
+
+    /// Wall segments in the colour of the seat that placed them; a whole wall's halves
+    /// joined at its midpoint.
+    fn paint(&self) -> Grid {
+        let board = self.board();
+        let mut grid = Grid::new(9, 9, FLOOR);
+        for seat in 0..2 {
+            let (x, y) = self.pawn(seat);
+            grid.token(x.into(), y.into(), 3, seat_colour(seat));
+        }
+        let owner = |value: u8| seat_colour(usize::from(value - 1));
+        for (x, y) in (0..9).flat_map(|x| (0..9).map(move |y| (x, y))) {
+            let (below, right) = (board[2][x][y], board[3][x][y]);
+            if below != 0 {
+                grid.wall_below(x, y, 1, owner(below));
+                if board[4][x][y] == 1 {
+                    grid.joint(x, y, owner(below));
+                }
+            }
+            if right != 0 {
+                grid.wall_right(x, y, 1, owner(right));
+                if board[5][x][y] == 1 {
+                    grid.joint(x, y, owner(right));
+                }
+            }
+        }
+        grid
     }
 }

@@ -7,6 +7,7 @@ use arbiter_games::quoridor::{Action, Cell, Orientation, Quoridor, Settings, Wal
 use numpy::ndarray::Array3;
 use pyo3::PyResult;
 
+use super::picture::{FLOOR, Grid, WALL, seat_colour};
 use super::{Encoding, turn_line, value_error};
 
 pub(super) fn new(players: u8, board: u8) -> PyResult<Quoridor> {
@@ -129,5 +130,23 @@ impl Encoding for Quoridor {
         }
         text.push_str(&turn_line(self));
         text
+    }
+
+    fn paint(&self) -> Grid {
+        let m = usize::from(self.board_size());
+        let mut grid = Grid::new(m, m, FLOOR);
+        for seat in 0..usize::from(self.settings().players) {
+            if let Some(c) = self.pawn(seat) {
+                grid.token(c.x.into(), c.y.into(), 3, seat_colour(seat));
+            }
+        }
+        for (wall, _) in self.walls() {
+            let (x, y) = (wall.x.into(), wall.y.into());
+            match wall.orientation {
+                Orientation::Horizontal => grid.wall_below(x, y, 2, WALL),
+                Orientation::Vertical => grid.wall_right(x, y, 2, WALL),
+            }
+        }
+        grid
     }
 }

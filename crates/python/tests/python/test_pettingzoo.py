@@ -15,6 +15,7 @@ ENVS = {
     "domino": (domino_v0, {}),
     "labyrinth": (labyrinth_v0, {}),
     "labyrinth4": (labyrinth_v0, {"players": 4}),
+    "labyrinth-random": (labyrinth_v0, {"level": None, "size": (15, 14)}),
 }
 
 
@@ -113,6 +114,41 @@ def test_quoridor_layout():
     assert env.observe("player_1")["observation"][0, 8, 4] == 1
 
 
+# 44 actions of a 4-player game after which player 0 has no wall left and no step: its pawn
+# is boxed in by walls and other pawns (found by a search over random games).
+BOXED_IN_AFTER = [
+    5, 43, 196, 176, 14, 208, 75, 195, 161, 42, 76, 27, 87, 167, 67, 36, 13, 33, 148, 45, 119,
+    164, 58, 46, 14, 162, 142, 37, 23, 110, 177, 28, 93, 24, 49, 198, 22, 23, 181, 37, 124, 31,
+    40, 165,
+]
+
+
+def test_a_boxed_in_quoridor_player_is_eliminated_and_skipped_to_the_end():
+    env = quoridor_v0.raw_env(players=4, render_mode="ansi")
+    env.reset()
+    for turn, action in enumerate(BOXED_IN_AFTER):
+        assert env.agent_selection == f"player_{turn % 4}"
+        env.step(action)
+    # Player 0 would be on turn, but it cannot act: it leaves the board and player 1 plays.
+    assert env.agent_selection == "player_1"
+    assert not any(env.terminations.values())
+    assert env.observe("player_0")["observation"][0].sum() == 0  # its own pawn plane
+    assert env.observe("player_1")["observation"][3].sum() == 0  # player 0 seen from 1
+    assert env.observe("player_0")["action_mask"].sum() == 0
+    rng = np.random.default_rng(0)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter(10_000):
+        obs, reward, termination, truncation, _ = env.last()
+        totals[agent] += reward
+        if termination or truncation:
+            env.step(None)
+            continue
+        assert agent != "player_0", "an eliminated player was put on turn"
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert totals["player_0"] == -1.0, totals
+    assert max(totals.values()) > 0, totals
+
+
 def test_quoridor_refuses_an_illegal_index_in_the_raw_env():
     env = quoridor_v0.raw_env()
     env.reset()
@@ -160,6 +196,51 @@ def test_labyrinth_layout():
     assert planes[5].sum() == 1 and planes[9:13].min() == 1  # one princess, a cross in hand
 
 
+def test_a_random_labyrinth_level_each_reset_of_one_size():
+    env = labyrinth_v0.raw_env(level=None, size=(16, 18))
+    levels = set()
+    for seed in range(4):
+        env.reset(seed=seed)
+        levels.add(env.current_level)
+        assert env.observe("player_0")["observation"].shape == (14, 18, 16)
+    assert len(levels) == 4
+    env.reset(seed=2)
+    again = env.current_level
+    env.reset(seed=2)
+    assert env.current_level == again
+    with pytest.raises(ValueError, match="14 to 20"):
+        labyrinth_v0.raw_env(level=None, size=(30, 14))
+    with pytest.raises(ValueError, match="level=None"):
+        labyrinth_v0.raw_env(level=3, size=(16, 18))
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+def test_rgb_pictures_show_the_position(name):
+    module, kwargs = ENVS[name]
+    env = module.env(render_mode="rgb_array", **kwargs)
+    env.reset(seed=3)
+    before = env.render()
+    assert before.dtype == np.uint8 and before.ndim == 3 and before.shape[2] == 3
+    assert len(np.unique(before.reshape(-1, 3), axis=0)) >= 3  # lanes, cells and a piece
+    agent = env.agent_selection
+    legal = np.flatnonzero(env.observe(agent)["action_mask"])
+    env.step(int(legal[len(legal) // 2]))  # not a rotation of Puoribor's empty middle
+    after = env.render()
+    assert after.shape == before.shape
+    assert not np.array_equal(before, after), "the picture did not change with the position"
+
+
+def test_a_quoridor_picture_has_each_pawn_in_its_seat_colour():
+    env = quoridor_v0.raw_env(players=4, render_mode="rgb_array")
+    env.reset()
+    picture = env.render()
+    assert picture.shape == (4 + 9 * 24, 4 + 9 * 24, 3)
+    colours = {tuple(c) for c in picture.reshape(-1, 3)}
+    assert {(220, 40, 40), (40, 90, 220), (30, 160, 60), (230, 150, 20)} <= colours
+    # Player 0's pawn stands on (4, 0): the middle of that cell.
+    assert tuple(picture[4 + 10, 4 + 4 * 24 + 10]) == (220, 40, 40)
+
+
 def test_render_without_a_mode_warns_and_returns_none():
     env = domino_v0.raw_env()
     env.reset()
@@ -177,7 +258,7 @@ def test_render_without_a_mode_warns_and_returns_none():
         lambda: domino_v0.raw_env(size=2),
         lambda: labyrinth_v0.raw_env(players=11),
         lambda: puoribor_v0.raw_env(max_ticks=0),
-        lambda: puoribor_v0.raw_env(render_mode="rgb_array"),
+        lambda: puoribor_v0.raw_env(render_mode="video"),
     ],
 )
 def test_bad_arguments_are_refused_with_a_value_error(make):

@@ -4,7 +4,7 @@ Every rule runs in Rust (``arbiter._engine.AecMatch``); this class keeps Petting
 bookkeeping: agents, rewards, terminations, infos and the agent on turn.
 """
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Union
 
 import gymnasium
 import numpy as np
@@ -24,7 +24,7 @@ class ArbiterAECEnv(AECEnv):
     """
 
     metadata: Dict[str, Any] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -108,14 +108,17 @@ class ArbiterAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> Optional[str]:
+    def render(self) -> Union[str, np.ndarray, None]:
         """The position as text: returned with ``render_mode="ansi"``, printed with
-        ``"human"`` (after every step too)."""
+        ``"human"`` (after every step too); with ``"rgb_array"``, a ``uint8`` picture of shape
+        ``(height, width, 3)``."""
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render without a render_mode: pass render_mode='ansi'."
             )
             return None
+        if self.render_mode == "rgb_array":
+            return self._match.render_rgb()
         picture = self._match.render()
         if self.render_mode == "human":
             print(picture)
