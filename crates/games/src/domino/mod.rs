@@ -17,9 +17,9 @@
 //! # Boards
 //!
 //! A board is a size and obstacles. [`Settings::generated`] draws both from a board seed as the
-//! original judge did (n odd in 13..=51, `(n² + 5) div 10` distinct obstacles, uniform), from a
-//! ChaCha stream so that the same seed gives the same board on every machine and version: the
-//! two games of a pairing share one board by sharing the seed.
+//! original judge did (n odd in 13..=51 by [`judge_size`], `(n² + 5) div 10` distinct obstacles,
+//! uniform), from a ChaCha stream so that the same seed gives the same board on every machine
+//! and version: the two games of a pairing share one board by sharing the seed.
 
 mod record;
 mod wire;
@@ -186,6 +186,16 @@ fn board_rng(seed: u64, stream: u64) -> ChaCha8Rng {
     rng
 }
 
+/// How many numbers the judge draws a board size from.
+pub const JUDGE_SIZE_DRAWS: u8 = *GENERATED_SIZES.end() - *GENERATED_SIZES.start();
+
+/// The board size the judge made of a number `s` drawn uniformly in `0..38`: `s` rounded up to
+/// even, plus 13. Every odd size from 15 to 49 has two numbers and 13 and 51 one each, so the
+/// smallest and largest boards come half as often as the others (docs/games/domino.md).
+pub const fn judge_size(s: u8) -> u8 {
+    *GENERATED_SIZES.start() + s + s % 2
+}
+
 fn check_size(size: u8) -> Result<(), SettingsError> {
     if !(MIN_SIZE..=MAX_SIZE).contains(&size) || size.is_multiple_of(2) {
         return Err(settings_error(format!(
@@ -196,12 +206,12 @@ fn check_size(size: u8) -> Result<(), SettingsError> {
 }
 
 impl Settings {
-    /// A board drawn from `seed` as the original judge drew one: a size uniform over the odd
-    /// numbers 13..=51, then [`obstacle_count`] obstacles uniform over the cells.
+    /// A board drawn from `seed` as the original judge drew one: the size by [`judge_size`]
+    /// from a number uniform in `0..38`, then [`obstacle_count`] obstacles uniform over the
+    /// cells.
     pub fn generated(seed: u64) -> Settings {
         let mut rng = board_rng(seed, SIZE_STREAM);
-        let choices = u32::from((GENERATED_SIZES.end() - GENERATED_SIZES.start()) / 2 + 1);
-        let size = GENERATED_SIZES.start() + 2 * rng.random_range(0..choices) as u8;
+        let size = judge_size(rng.random_range(0..JUDGE_SIZE_DRAWS));
         Settings::seeded(size, seed).expect("generated sizes are valid")
     }
 
