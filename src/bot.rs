@@ -38,7 +38,7 @@ pub struct BotArgs {
 struct Bot<'a, I, O> {
     name: &'a str,
     seed: u64,
-    time: Option<TimeControl>,
+    time: &'a TimeLimits,
     input: I,
     output: O,
 }
@@ -47,12 +47,13 @@ impl<I: BufRead, O: Write> Visit for Bot<'_, I, O> {
     type Output = Result<()>;
 
     fn visit<G: CatalogGame>(self) -> Result<()> {
-        play::<G>(self.name, self.seed, self.time, self.input, self.output)
+        let time = self.time.time_control(G::PROTOCOL.time)?;
+        play::<G>(self.name, self.seed, time, self.input, self.output)
     }
 }
 
 pub fn run<C: Catalog>(args: BotArgs) -> Result<()> {
-    let time = args.time.time_control()?;
+    let time = &args.time;
     match &args.connect {
         Some(addr) => {
             let team = args.team.as_deref().expect("clap requires --team");

@@ -246,7 +246,7 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
         login_timeout: Duration::from_secs(args.login_timeout),
         start_when_idle: args.start_when_idle,
         replays: args.replays.clone(),
-        time: args.time.time_control()?,
+        time: args.time.time_control(G::PROTOCOL.time)?,
         robot,
         quiet: args.quiet,
         accounts_file: Some(path.to_owned()),

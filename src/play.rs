@@ -9,6 +9,7 @@ use arbiter_catalog::{
     play_to_replay,
 };
 use arbiter_games::quoridor::Quoridor;
+use arbiter_games::{TimeControl, Wire};
 use arbiter_referee::{MatchConfig, MatchReport, SeatSpec};
 use clap::{Args, FromArgMatches};
 
@@ -77,7 +78,7 @@ impl Visit for PlayGame {
     fn visit<G: CatalogGame>(self) -> Result<()> {
         let GameChoice { args, matches, .. } = self.0;
         let mut settings = G::Settings::from_arg_matches(&matches)?;
-        let config = args.match_config()?;
+        let config = args.match_config(G::PROTOCOL.time)?;
         // A drawn board follows the match seed, so that --seed alone plays a match again exactly.
         if let Some(seed) = G::board_seed(&mut settings) {
             seed.get_or_insert(config.seed);
@@ -98,10 +99,11 @@ impl Visit for PlayGame {
 }
 
 impl PlayCommon {
-    fn match_config(&self) -> Result<MatchConfig> {
+    /// The match's configuration, for a game whose own time control is `own`.
+    fn match_config(&self, own: TimeControl) -> Result<MatchConfig> {
         Ok(MatchConfig {
             seed: self.seed.unwrap_or_else(fresh_seed),
-            time: self.time.time_control()?,
+            time: self.time.time_control(own)?,
             ..MatchConfig::default()
         })
     }
@@ -239,7 +241,7 @@ fn play_judge_config(path: &Path, score_path: &Path, args: &PlayCommon) -> Resul
         start: Start::Position(Quoridor::new(rules)?),
         seats,
         session: None,
-        config: args.match_config()?,
+        config: args.match_config(Quoridor::PROTOCOL.time)?,
         robot_seeds: RobotSeeds::Spread,
         replay: args.replay.as_deref(),
         sandbox: sandbox.as_ref(),

@@ -187,6 +187,37 @@ fn the_switches_for_bots_of_the_original_judges() {
     assert_eq!(played.transcripts[0], "3\n{1;2}\nSTART\n");
 }
 
+/// A bot that starts `delay_ms` late: what the first reply's start-up time allows.
+fn starts_late(delay_ms: u32) -> String {
+    format!(
+        "sh -c 'sleep {}; exec {}'",
+        f64::from(delay_ms) / 1000.0,
+        python_starter()
+    )
+}
+
+#[test]
+fn startup_ms_alone_keeps_the_games_reply_limit_and_changes_the_first_reply_s_extra() {
+    let late = starts_late(800);
+    let bots = ["--bot", &late, "--bot", "builtin:random", "--board", "5"];
+    // The judge's exact rule: 500 ms for the first `ok` too.
+    let judge = play_json(&[&bots[..], &["--startup-ms", "0", "--seed", "1"]].concat());
+    assert_eq!(judge["reason"], "timeout", "{judge}");
+    assert_eq!(judge["scores"][0], 0.0, "{judge}");
+    // By default the first reply has 2 s more, and the late start is forgiven.
+    let default = play_json(&[&bots[..], &["--seed", "1"]].concat());
+    assert_eq!(default["bots"][0]["timeouts"], 0, "{default}");
+    // A game timed by a bank has no reply limit to give the extra to.
+    let output = arbiter()
+        .args(["play", "quoridor", "--startup-ms", "0"])
+        .args(["--bot", "builtin:random", "--bot", "builtin:random"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--time-per-reply-ms"), "{stderr}");
+}
+
 #[test]
 fn drawn_boards_follow_the_seed_and_replays_load() {
     let dir = temp_dir("replays");
@@ -355,7 +386,7 @@ fn only_domino_replays_have_a_judges_log() {
 }
 
 #[test]
-fn each_pairing_of_a_tournament_plays_both_games_on_its_own_board() {
+fn each_pairing_of_a_tournament_plays_both_games_of_a_round_on_its_own_board() {
     let dir = temp_dir("tournament-boards");
     let db = dir.join("t.db");
     let players = dir.join("players");
@@ -380,7 +411,7 @@ fn each_pairing_of_a_tournament_plays_both_games_on_its_own_board() {
             "--add",
             "builtin:parity",
         ])
-        .args(["--seed", "5", "--jobs", "1", "--db"])
+        .args(["--seed", "5", "--rounds", "2", "--jobs", "1", "--db"])
         .arg(&db));
     let mut boards: std::collections::HashMap<Vec<String>, Vec<u64>> = Default::default();
     for entry in walk(&dir) {
@@ -400,14 +431,16 @@ fn each_pairing_of_a_tournament_plays_both_games_on_its_own_board() {
         boards.entry(seats).or_default().push(seed);
     }
     assert!(!boards.is_empty(), "no replays found in {}", dir.display());
+    // Two rounds of both seat orders: two boards a pairing, each played by both of a round's
+    // games.
     let mut distinct: Vec<u64> = boards
-        .values()
-        .map(|seeds| {
-            assert!(
-                seeds.len() >= 2 && seeds.iter().all(|&s| s == seeds[0]),
-                "{seeds:?}"
-            );
-            seeds[0]
+        .values_mut()
+        .flat_map(|seeds| {
+            seeds.sort();
+            assert_eq!(seeds.len(), 4, "{seeds:?}");
+            assert!(seeds[0] == seeds[1] && seeds[2] == seeds[3], "{seeds:?}");
+            assert_ne!(seeds[0], seeds[2], "both rounds on one board: {seeds:?}");
+            [seeds[0], seeds[2]]
         })
         .collect();
     distinct.sort();

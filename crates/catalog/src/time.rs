@@ -21,14 +21,17 @@ pub struct TimeLimits {
     /// A hard limit on every reply, in milliseconds (Puoribor: 1000, Domino: 500).
     #[arg(long, alias = "reply-ms")]
     pub time_per_reply_ms: Option<u64>,
-    /// With a per-reply limit: extra milliseconds for a bot's first reply, for its start-up.
+    /// Extra milliseconds for a bot's first reply, for its start-up: with --time-per-reply-ms,
+    /// or alone with the game's own per-reply limit.
     #[arg(long)]
     pub startup_ms: Option<u64>,
 }
 
 impl TimeLimits {
-    /// The time control these flags give; `None` leaves the game's own.
-    pub fn time_control(&self) -> Result<Option<TimeControl>, InvalidSettings> {
+    /// The time control these flags give to a game whose own is `own`; `None` leaves the
+    /// game's own. `--startup-ms` alone changes only the first reply's extra time of the
+    /// game's own per-reply limit; a game timed by a bank has none to change.
+    pub fn time_control(&self, own: TimeControl) -> Result<Option<TimeControl>, InvalidSettings> {
         let ms = Duration::from_millis;
         Ok(match *self {
             TimeLimits {
@@ -39,13 +42,21 @@ impl TimeLimits {
             } => None,
             TimeLimits {
                 time_per_reply_ms: None,
-                startup_ms: Some(_),
+                startup_ms: Some(extra),
                 ..
-            } => {
-                return Err(InvalidSettings(
-                    "--startup-ms needs --time-per-reply-ms".into(),
-                ));
-            }
+            } => match own {
+                TimeControl::PerReply { limit, .. } => Some(TimeControl::PerReply {
+                    limit,
+                    first_extra: ms(extra),
+                }),
+                TimeControl::Bank { .. } => {
+                    return Err(InvalidSettings(
+                        "--startup-ms alone changes a per-reply limit, and this game is timed \
+                         by a time bank: give --time-per-reply-ms too"
+                            .into(),
+                    ));
+                }
+            },
             TimeLimits {
                 time_per_reply_ms: Some(limit),
                 startup_ms,

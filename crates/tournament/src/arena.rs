@@ -45,7 +45,7 @@ impl<G: CatalogGame> GameArena<G> {
             settings,
             players,
             config: MatchConfig {
-                time: time.time_control()?,
+                time: time.time_control(G::PROTOCOL.time)?,
                 ..MatchConfig::default()
             },
             sandbox,
@@ -61,10 +61,10 @@ impl<G: CatalogGame> GameArena<G> {
         }
     }
 
-    /// The settings of a match between `seats`: a game that draws its board (Domino) draws
-    /// one per pairing, the same for both of its games (either seat order), as the Polish
-    /// judge plays them.
-    fn settings_for(&self, seats: &[SeatSpec], match_seed: u64) -> G::Settings {
+    /// The settings of a match of round `round` between `seats`: a game that draws its board
+    /// (Domino) draws one per pairing and round, the same for both of its games (either seat
+    /// order), as the Polish judge plays them.
+    fn settings_for(&self, seats: &[SeatSpec], match_seed: u64, round: u32) -> G::Settings {
         let mut settings = self.settings.clone();
         if !G::draws_board(&settings) {
             return settings;
@@ -80,7 +80,13 @@ impl<G: CatalogGame> GameArena<G> {
             names.sort();
             // FNV-1a: stable across builds, so a resumed tournament draws the same boards.
             let mut hash = seed.unwrap_or(0) ^ 0xcbf2_9ce4_8422_2325;
-            for byte in names.join("\n").bytes() {
+            // Rounds after the first add their number, so that each round has its own board.
+            let round = (round > 1).then(|| format!("\n{round}"));
+            for byte in names
+                .join("\n")
+                .bytes()
+                .chain(round.iter().flat_map(|r| r.bytes()))
+            {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
             }
             *seed = Some(hash);
@@ -98,9 +104,10 @@ impl<G: CatalogGame> Arena for GameArena<G> {
         &self,
         seats: &[SeatSpec],
         seed: u64,
+        round: u32,
         replay: &Path,
     ) -> Result<MatchReport, PlayFailure> {
-        let settings = self.settings_for(seats, seed);
+        let settings = self.settings_for(seats, seed, round);
         play_to_replay::<G>(MatchPlan {
             start: Start::Settings(&settings),
             seats: seats.iter().cloned().map(SeatPlan::Spec).collect(),
@@ -123,7 +130,7 @@ impl<G: CatalogGame> Arena for GameArena<G> {
             name: G::ROBOTS[0].into(),
         };
         seats.resize(self.players, robot);
-        self.play(&seats, 1, replay)
+        self.play(&seats, 1, 1, replay)
     }
 }
 
@@ -191,25 +198,30 @@ mod tests {
     }
 
     #[test]
-    fn a_tournament_draws_a_board_per_pairing_and_an_sprt_one_per_seed() {
+    fn a_tournament_draws_a_board_per_pairing_and_round_and_an_sprt_one_per_seed() {
         let settings = DominoSettings {
             board_seed: Some(3),
             ..DominoSettings::default()
         };
         let time = TimeLimits::default();
         let pairing = GameArena::<Domino>::new(settings, &time, None).unwrap();
-        let board = |arena: &GameArena<Domino>, seats: &[SeatSpec], seed| {
-            arena.settings_for(seats, seed).board_seed
+        let board = |arena: &GameArena<Domino>, seats: &[SeatSpec], seed, round| {
+            arena.settings_for(seats, seed, round).board_seed
         };
         let (ab, ba) = (seats("random", "parity"), seats("parity", "random"));
-        assert_eq!(board(&pairing, &ab, 1), board(&pairing, &ba, 2));
-        assert_eq!(board(&pairing, &ab, 1), board(&pairing, &ab, 9));
+        assert_eq!(board(&pairing, &ab, 1, 1), board(&pairing, &ba, 2, 1));
+        assert_eq!(board(&pairing, &ab, 1, 1), board(&pairing, &ab, 9, 1));
+        // Each round its own board, shared by both games of the pairing in that round.
+        let rounds: Vec<_> = (1..=4).map(|r| board(&pairing, &ab, 1, r)).collect();
+        let distinct: std::collections::HashSet<_> = rounds.iter().collect();
+        assert_eq!(distinct.len(), 4, "{rounds:?}");
+        assert_eq!(board(&pairing, &ab, 5, 3), board(&pairing, &ba, 6, 3));
         let per_seed = GameArena::<Domino>::new(DominoSettings::default(), &time, None)
             .unwrap()
             .with_a_board_per_seed();
         // The two games of a pair share their seed, so their board; the next pair has its own.
-        assert_eq!(board(&per_seed, &ab, 41), Some(41));
-        assert_eq!(board(&per_seed, &ba, 41), Some(41));
-        assert_eq!(board(&per_seed, &ab, 42), Some(42));
+        assert_eq!(board(&per_seed, &ab, 41, 1), Some(41));
+        assert_eq!(board(&per_seed, &ba, 41, 1), Some(41));
+        assert_eq!(board(&per_seed, &ab, 42, 1), Some(42));
     }
 }

@@ -117,9 +117,10 @@ mod tests {
             &self,
             seats: &[SeatSpec],
             seed: u64,
+            round: u32,
             replay: &Path,
         ) -> Result<MatchReport, PlayFailure> {
-            self.arena.play(seats, seed, replay)
+            self.arena.play(seats, seed, round, replay)
         }
 
         fn check(&self, seat: &SeatSpec, replay: &Path) -> Result<MatchReport, PlayFailure> {

@@ -30,11 +30,13 @@ pub trait Arena: Send + Sync {
     /// Players a match of the game has.
     fn players_per_match(&self) -> usize;
 
-    /// Plays one match between `seats` (in seat order) seeded `seed`, writing its replay.
+    /// Plays one match of round `round` (from 1) between `seats` (in seat order) seeded
+    /// `seed`, writing its replay.
     fn play(
         &self,
         seats: &[SeatSpec],
         seed: u64,
+        round: u32,
         replay: &Path,
     ) -> Result<MatchReport, PlayFailure>;
 
@@ -195,6 +197,7 @@ struct Job {
     key: Key,
     seats: Vec<SeatSpec>,
     seed: u64,
+    round: u32,
     replay: PathBuf,
     arena: Arc<dyn Arena>,
 }
@@ -305,7 +308,9 @@ fn play_and_upload(job: &Job, uploads: Option<&Arc<ReplayStore>>) -> Result<Play
 /// Plays a job; a panic in a match is Arbiter's bug, not the bots' fault: it is retried.
 fn play(job: &Job) -> Result<Played, PlayFailure> {
     catch_unwind(AssertUnwindSafe(|| {
-        let report = job.arena.play(&job.seats, job.seed, &job.replay)?;
+        let report = job
+            .arena
+            .play(&job.seats, job.seed, job.round, &job.replay)?;
         // A replay that cannot be read back was not written: Arbiter's trouble.
         let turns = replays::turns(&job.replay, job.seats.len()).map_err(PlayFailure::Arbiter)?;
         Ok(Played { report, turns })
@@ -511,6 +516,7 @@ impl Coordinator<'_> {
             key,
             seats,
             seed: row.seed,
+            round: row.round,
             replay: known.replays.join(replay_name(key.id, key.claim)),
             arena: known.arena.clone(),
         })
@@ -833,6 +839,7 @@ mod tests {
             &self,
             seats: &[SeatSpec],
             seed: u64,
+            _round: u32,
             replay: &Path,
         ) -> Result<MatchReport, PlayFailure> {
             if let Some(failure) = self

@@ -309,7 +309,7 @@ mod tests {
                 .unwrap();
         let seats = ["builtin:runner", "builtin:blocker"].map(|s| SeatSpec::parse(s).unwrap());
         let played = dir.join("played.jsonl.gz");
-        arena.play(&seats, 3, &played).unwrap();
+        arena.play(&seats, 3, 1, &played).unwrap();
         let reader = ReplayReader::open(&played).unwrap();
         let header = Record::Header(reader.header().clone());
         let mut records = vec![header];
