@@ -292,6 +292,12 @@ pub(crate) fn print_note(note: Note<'_>) {
             )
         ),
         Note::Checking(n) => errln!("checking {n} player program(s) on a first turn..."),
+        Note::Warned { player, why } => errln!(
+            "{} ({}) plays, but its first move in the check was against the rules: {}",
+            shown(&player.id),
+            shown(&player.alias),
+            shown(why)
+        ),
         Note::Failed(p) => {
             let what = if p.status == players::Status::Kept {
                 "failed the check, plays anyway"

@@ -448,6 +448,43 @@ fn each_pairing_of_a_tournament_plays_both_games_of_a_round_on_its_own_board() {
     assert!(distinct.len() > 1, "pairings share one board: {boards:?}");
 }
 
+#[test]
+fn a_player_whose_first_move_is_illegal_is_warned_and_plays() {
+    let dir = temp_dir("tournament-illegal");
+    let players = dir.join("players");
+    let folder = players.join("123456");
+    std::fs::create_dir_all(&folder).unwrap();
+    // Speaks the protocol, ignores the board: every move is two cells apart.
+    let command =
+        "sh -c 'read n; echo ok; read o; echo ok; while read l; do echo \"{0;0},{2;2}\"; done'";
+    std::fs::write(folder.join("info.txt"), format!("blind\nA B\n{command}\n")).unwrap();
+    let db = dir.join("t.db");
+    let output = run(arbiter()
+        .args(["tournament", "run"])
+        .args(show_arbiter())
+        .arg(&players)
+        .args(["--game", "domino", "--add", "builtin:random"])
+        .args(["--seed", "5", "--jobs", "1", "--no-sandbox", "--db"])
+        .arg(&db));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "123456 (blind) plays, but its first move in the check was against the rules"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("excluded"), "{stderr}");
+    let matches = run(arbiter()
+        .args(["tournament", "matches", "--json", "--db"])
+        .arg(&db));
+    let matches: Value = serde_json::from_slice(&matches.stdout).unwrap();
+    let played = matches.as_array().unwrap();
+    assert_eq!(played.len(), 2, "{matches}");
+    for m in played {
+        assert_eq!(m["reason"], "illegal", "{m}");
+    }
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {

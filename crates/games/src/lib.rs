@@ -280,6 +280,16 @@ pub enum Fault<A = ()> {
 }
 
 impl<A> Fault<A> {
+    /// The same fault without the action an illegal answer carried.
+    pub fn without_action(&self) -> Fault {
+        match self {
+            Fault::Malformed => Fault::Malformed,
+            Fault::Illegal(_) => Fault::Illegal(()),
+            Fault::Timeout => Fault::Timeout,
+            Fault::Crash => Fault::Crash,
+        }
+    }
+
     /// The fault's name in replays and reports, and the outcome's reason when it loses the
     /// match.
     pub fn as_str(&self) -> &'static str {

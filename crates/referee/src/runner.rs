@@ -88,6 +88,11 @@ pub struct BotReport {
     pub exit: ExitInfo,
     /// The sandbox limit that ended the bot: `"memory"`, `"processes"`, or none.
     pub killed_for: Option<Limit>,
+    /// The kind of the bot's first fault, if it made one: a compliance check tells a bot
+    /// that does not speak the protocol from one whose move was against the rules. Not in
+    /// reports (`errors` counts both).
+    #[serde(skip)]
+    pub first_fault: Option<Fault>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -190,6 +195,7 @@ impl<'a, G: Wire> Referee<'a, G> {
                     cpu_ms: None,
                     exit: ExitInfo::default(),
                     killed_for: None,
+                    first_fault: None,
                 },
                 seat,
                 status: Status::Playing,
@@ -342,6 +348,7 @@ impl<'a, G: Wire> Referee<'a, G> {
     /// Records a fault of `p` in its report and the tick.
     fn record_fault(&mut self, p: PlayerId, fault: &Fault<G::Action>, text: String) {
         let report = &mut self.seats[p].report;
+        report.first_fault.get_or_insert(fault.without_action());
         match fault {
             Fault::Malformed | Fault::Illegal(_) => report.errors += 1,
             Fault::Timeout => report.timeouts += 1,

@@ -1,29 +1,45 @@
 //! The compliance check: before the first match, each player program plays once against the
-//! game's simplest robots and must get through its start and answer its first turn correctly
-//! within its time bank. Robots are not checked.
+//! game's simplest robots and must speak the protocol: start, and answer everything up to its
+//! first turn in time and in the protocol's form. A first move against the rules is only a
+//! warning: the check asks whether the program can play, not whether its move on one board was
+//! good (the course's judge played such programs). Robots are not checked.
 
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use arbiter_referee::Fault;
+
 use crate::players::{self, Contestant, Status};
 use crate::pool::{Arena, PlayFailure};
 use crate::replays;
 
+/// What the check of one player found.
+#[derive(Clone, Debug, PartialEq)]
+enum Verdict {
+    /// It speaks the protocol.
+    Pass,
+    /// It speaks the protocol, but its first move was against the rules: why.
+    Warning(String),
+    /// It cannot play: why.
+    Fail(String),
+}
+
 /// Checks every player program that is `ok`, `jobs` at a time, and marks those that fail
-/// `failing` (or `kept` with `keep_failing`) with the reason. The check's replays are kept in
-/// `replays` as `check-ID.jsonl.gz`, for the bot's author.
+/// `failing` (or `kept` with `keep_failing`) with the reason. Returns the warnings, by index
+/// in `players`, of those that play with one. The check's replays are kept in `replays` as
+/// `check-ID.jsonl.gz`, for the bot's author.
 pub fn check_players(
     arena: &dyn Arena,
     players: &mut [Contestant],
     jobs: usize,
     replays: &Path,
     keep_failing: bool,
-) {
+) -> Vec<(usize, String)> {
     let todo: Vec<usize> = (0..players.len())
         .filter(|&i| players[i].status == Status::Ok && players[i].is_process())
         .collect();
-    let verdicts: Mutex<Vec<(usize, Result<(), String>)>> = Mutex::new(Vec::new());
+    let verdicts: Mutex<Vec<(usize, Verdict)>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     let shared: &[Contestant] = players;
     let work = || {
@@ -47,34 +63,52 @@ pub fn check_players(
         }
         work();
     });
+    let mut warnings = Vec::new();
     for (i, verdict) in verdicts.into_inner().expect("threads joined") {
-        if let Err(reason) = verdict {
-            players[i].status = if keep_failing {
-                Status::Kept
-            } else {
-                Status::Failing
-            };
-            players[i].reason = Some(reason);
+        match verdict {
+            Verdict::Pass => {}
+            Verdict::Warning(why) => warnings.push((i, why)),
+            Verdict::Fail(reason) => {
+                players[i].status = if keep_failing {
+                    Status::Kept
+                } else {
+                    Status::Failing
+                };
+                players[i].reason = Some(reason);
+            }
         }
     }
+    warnings.sort();
+    warnings
 }
 
 /// Times a check is played when Arbiter or the machine failed it, not the bot.
 const CHECK_ATTEMPTS: u32 = 3;
 
-fn check_one(arena: &dyn Arena, player: &Contestant, replays: &Path) -> Result<(), String> {
-    let spec = players::seat_spec(player).map_err(|e| e.to_string())?;
+fn check_one(arena: &dyn Arena, player: &Contestant, replays: &Path) -> Verdict {
+    let spec = match players::seat_spec(player) {
+        Ok(spec) => spec,
+        Err(e) => return Verdict::Fail(e.to_string()),
+    };
     let file = replays.join(format!("check-{}.jsonl.gz", file_safe(&player.id)));
     let mut attempt = 1;
     loop {
         match arena.check(&spec, &file) {
-            Ok(_) => {
-                return replays::first_turn(&file, 0)
-                    .map_err(|e| format!("could not be checked: {e}"))?;
+            Ok(report) => {
+                let first_fault = report.bots[0].first_fault;
+                return match replays::first_turn(&file, 0) {
+                    Err(e) => Verdict::Fail(format!("could not be checked: {e}")),
+                    Ok(Ok(())) => Verdict::Pass,
+                    // The first fault of the match is the one up to the first turn.
+                    Ok(Err(why)) if first_fault == Some(Fault::Illegal(())) => {
+                        Verdict::Warning(why)
+                    }
+                    Ok(Err(why)) => Verdict::Fail(why),
+                };
             }
-            Err(PlayFailure::CannotStart { reason, .. }) => return Err(reason),
+            Err(PlayFailure::CannotStart { reason, .. }) => return Verdict::Fail(reason),
             Err(PlayFailure::Arbiter(error)) if attempt == CHECK_ATTEMPTS => {
-                return Err(format!("could not be checked ({attempt} tries): {error}"));
+                return Verdict::Fail(format!("could not be checked ({attempt} tries): {error}"));
             }
             Err(PlayFailure::Arbiter(_)) => attempt += 1,
         }
@@ -148,12 +182,48 @@ mod tests {
     fn a_check_the_machine_failed_is_played_again_not_held_against_the_bot() {
         let dir = crate::scratch_dir("check-again");
         let player = Contestant::builtin("random");
-        assert_eq!(check_one(&flaky(CHECK_ATTEMPTS - 1), &player, &dir), Ok(()));
-        let verdict = check_one(&flaky(CHECK_ATTEMPTS), &player, &dir);
-        assert!(
-            verdict
-                .unwrap_err()
-                .starts_with("could not be checked (3 tries)")
+        let verdict = check_one(&flaky(CHECK_ATTEMPTS - 1), &player, &dir);
+        assert_eq!(verdict, Verdict::Pass);
+        match check_one(&flaky(CHECK_ATTEMPTS), &player, &dir) {
+            Verdict::Fail(why) => assert!(why.starts_with("could not be checked (3 tries)")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A Domino player whose program answers the check's lines with `answers`.
+    fn scripted(dir: &Path, answers: &[&str]) -> Contestant {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../referee/tests/bots/scripted.py"
         );
+        let quoted: Vec<String> = answers.iter().map(|a| format!("'{a}'")).collect();
+        Contestant {
+            command: Some(format!("python3 {script} - {}", quoted.join(" "))),
+            folder: Some(dir.to_owned()),
+            ..Contestant::builtin("scripted")
+        }
+    }
+
+    #[test]
+    fn the_check_fails_a_bot_off_the_protocol_and_warns_of_an_illegal_first_move() {
+        let dir = crate::scratch_dir("check-protocol");
+        let arena = flaky(0);
+        let verdict = |answers: &[&str]| check_one(&arena, &scripted(&dir, answers), &dir);
+        // Cells not side by side: a well-formed move against the rules.
+        match verdict(&["ok", "ok", "{0;0},{2;2}"]) {
+            Verdict::Warning(why) => assert!(why.contains("not side by side"), "{why}"),
+            other => panic!("an illegal first move: {other:?}"),
+        }
+        for (answers, what) in [
+            (&["ok", "ok", "hello"][..], "a malformed move"),
+            (&["nope"][..], "a wrong acknowledgement"),
+            (&["ok", "@hang"][..], "no answer"),
+            (&["ok", "@exit:3"][..], "an exit"),
+        ] {
+            assert!(
+                matches!(verdict(answers), Verdict::Fail(_)),
+                "{what} must fail the check"
+            );
+        }
     }
 }

@@ -121,6 +121,13 @@ pub enum Note<'a> {
     Checking(usize),
     /// A player failed the compliance check (and plays anyway if `Status::Kept`).
     Failed(&'a Contestant),
+    /// A player passed the compliance check, but its first move there was against the rules.
+    Warned {
+        /// The player.
+        player: &'a Contestant,
+        /// The move and why it was refused.
+        why: &'a str,
+    },
     /// A player's folder has links pointing outside it: they are stored as written, and work
     /// on a machine only where their target exists.
     OutsideLinks {
@@ -306,7 +313,13 @@ fn check<G: CatalogGame>(
     if to_check > 0 {
         on_note(Note::Checking(to_check));
     }
-    compliance::check_players(arena, players, new.jobs, replays, new.keep_failing);
+    let warnings = compliance::check_players(arena, players, new.jobs, replays, new.keep_failing);
+    for (i, why) in &warnings {
+        on_note(Note::Warned {
+            player: &players[*i],
+            why,
+        });
+    }
     for p in players
         .iter()
         .filter(|p| matches!(p.status, Status::Failing | Status::Kept))
