@@ -10,7 +10,7 @@ use arbiter_catalog::{
 };
 use arbiter_games::quoridor::Quoridor;
 use arbiter_games::{TimeControl, Wire};
-use arbiter_referee::{MatchConfig, MatchReport, SeatSpec};
+use arbiter_referee::{Commands, MatchConfig, MatchReport, SeatSpec};
 use clap::{Args, FromArgMatches};
 
 use crate::cli::{GameArgs, GameChoice};
@@ -40,6 +40,12 @@ pub struct PlayCommon {
     /// info.txt, or builtin:NAME.
     #[arg(long = "bot", value_name = "BOT")]
     bots: Vec<String>,
+    /// How a player folder's command runs: `auto` (the course judge's way for folders named
+    /// by six digits, as written otherwise), `as-written` (split as a shell would, run inside
+    /// the folder) or `judge` (as the Domino course's Windows judge rewrote it: `\` paths
+    /// from the players folder's parent, `.jar` with java -jar, `.py` with python3).
+    #[arg(long, value_name = "HOW", default_value = "auto")]
+    commands: Commands,
     /// Seed of the match (actions played for faulty bots, the robots' choices); random if not given.
     #[arg(long)]
     seed: Option<u64>,
@@ -83,7 +89,7 @@ impl Visit for PlayGame {
         if let Some(seed) = G::board_seed(&mut settings) {
             seed.get_or_insert(config.seed);
         }
-        let seats = parse_bots(&args.bots)?;
+        let seats = parse_bots(&args.bots, args.commands)?;
         let sandbox = args.sandbox.policy().open()?;
         let report = play_to_replay::<G>(MatchPlan {
             start: Start::Settings(&settings),
@@ -118,9 +124,9 @@ pub fn fresh_seed() -> u64 {
     (now.as_nanos() as u64 ^ u64::from(std::process::id())) % 1_000_000_007
 }
 
-fn parse_bots(args: &[String]) -> Result<Vec<SeatSpec>> {
+fn parse_bots(args: &[String], commands: Commands) -> Result<Vec<SeatSpec>> {
     args.iter()
-        .map(|arg| SeatSpec::parse(arg).with_context(|| format!("--bot {arg:?}")))
+        .map(|arg| SeatSpec::parse_with(arg, commands).with_context(|| format!("--bot {arg:?}")))
         .collect()
 }
 

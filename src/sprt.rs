@@ -175,6 +175,7 @@ fn create<G: CatalogGame>(
         sandbox: args.sandbox.policy(),
         max_program_mb: arbiter_tournament::programs::DEFAULT_MAX_MB,
         sprt: Some(plan),
+        commands: arbiter_referee::Commands::Auto,
     };
     let created = setup::create::<G>(store, &args.db, new, &mut crate::tournament::print_note)?;
     let t = created.tournament;

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use arbiter_catalog::{Catalog, CatalogGame, SandboxFlags, TimeLimits, Visit};
 use std::sync::Arc;
 
+use arbiter_referee::Commands;
 use arbiter_store::blocking::Store;
 use arbiter_store::{MatchRow, MatchState, Presence, Scope, Tournament};
 use arbiter_tournament::WorkerName;
@@ -70,6 +71,12 @@ pub struct RunArgs {
     /// Another player: builtin:NAME for a robot, or a player folder (repeatable).
     #[arg(long = "add", value_name = "PLAYER")]
     add: Vec<String>,
+    /// How a player folder's command runs: `auto` (the course judge's way for folders named
+    /// by six digits, as written otherwise), `as-written` (split as a shell would, run inside
+    /// the folder) or `judge` (as the Domino course's Windows judge rewrote it: `\` paths
+    /// from the players folder's parent, `.jar` with java -jar, `.py` with python3).
+    #[arg(long, value_name = "HOW", default_value = "auto")]
+    commands: Commands,
     /// The tournament seed, from which every match seed is derived (random if not given).
     #[arg(long)]
     seed: Option<u64>,
@@ -235,6 +242,7 @@ impl Visit for RunNew {
             sandbox: args.sandbox.policy(),
             max_program_mb: args.max_program_mb,
             sprt: None,
+            commands: args.commands,
         };
         let created = setup::create::<G>(&store, &args.db, new, &mut print_note)?;
         let t = &created.tournament;

@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use common::{arbiter, assert_no_faults, root, run, show_arbiter, temp_dir};
 use serde_json::Value;
@@ -216,6 +217,113 @@ fn startup_ms_alone_keeps_the_games_reply_limit_and_changes_the_first_reply_s_ex
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--time-per-reply-ms"), "{stderr}");
+}
+
+// The differences from the course's judge, each decided in docs/games/domino.md ("Differences
+// from the original judges"): one test per decision.
+
+#[test]
+fn a_lone_carriage_return_does_not_end_a_line() {
+    // The judge (Java's readLine) ended a line at a lone `\r`; here only `\n` ends one.
+    let played = play_scripted("lone-cr", [&["@raw:ok\r"], B_EXAMPLE], "{1;1}", &[]);
+    assert_lost(&played, 0, "timeout");
+    // A `\r` before the `\n` is dropped.
+    let played = play_scripted(
+        "crlf",
+        [
+            &["@raw:ok\r|", "ok", "{0;0},{0;1}", "{1;2},{0;2}"],
+            B_EXAMPLE,
+        ],
+        "{1;1}",
+        &[],
+    );
+    assert_eq!(played.result["bots"][0]["errors"], 0, "{}", played.result);
+    assert_eq!(played.result["bots"][0]["timeouts"], 0, "{}", played.result);
+}
+
+#[test]
+fn acknowledgements_are_trimmed_and_read_without_case() {
+    // The judge did not trim, so `" ok"` lost there; here it passes, as `OK` did there.
+    let a: &[&str] = &[" OK ", "Ok\t", "{0;0},{0;1}", "{1;2},{0;2}"];
+    let played = play_scripted("acks", [a, B_EXAMPLE], "{1;1}", &[]);
+    assert_lost(&played, 1, "no_moves");
+    assert_no_faults(&played.result);
+}
+
+#[test]
+fn a_move_is_exactly_two_cells_a_trailing_comma_or_a_prefix_is_malformed() {
+    // The judge split on `{},;` and took five pieces: it let `move ` and a trailing comma
+    // through, and refused a trailing blank. Here a move has one form, blanks around it aside.
+    for (name, answer) in [("comma", "{0;0},{0;1},"), ("prefix", "move {0;0},{0;1}")] {
+        let played = play_scripted(name, [&["ok", "ok", answer], B_EXAMPLE], "{1;1}", &[]);
+        assert_lost(&played, 0, "malformed");
+    }
+    let a: &[&str] = &["ok", "ok", "{0;0},{0;1} ", "{1;2},{0;2}"];
+    let played = play_scripted("blank", [a, B_EXAMPLE], "{1;1}", &[]);
+    assert_lost(&played, 1, "no_moves");
+}
+
+#[test]
+fn lines_to_bots_end_in_a_line_feed_alone() {
+    // The judge wrote its platform's line end (CRLF on the course's Windows machines).
+    let played = play_scripted("lf", [A_EXAMPLE, B_EXAMPLE], "{1;1}", &[]);
+    assert_eq!(played.transcripts[0], "3\n{1;1}\nSTART\n{2;0},{2;2}\n");
+    assert!(!played.transcripts.iter().any(|t| t.contains('\r')));
+}
+
+#[test]
+fn obstacles_given_on_the_command_line_are_cells_as_moves_name_them() {
+    // `{x;y}` is column x, row y in moves, in --obstacles and in the obstacle line alike; a
+    // list copied from the judge's log (which printed `{y;x}`) has each pair swapped.
+    let played = play_scripted(
+        "obstacle",
+        [&["ok", "ok", "{1;0},{1;1}"], B_EXAMPLE],
+        "{1;0}",
+        &[],
+    );
+    assert_eq!(played.transcripts[0], "3\n{1;0}\nSTART\n");
+    assert_lost(&played, 0, "illegal");
+}
+
+#[test]
+fn a_player_that_cannot_start_gives_its_opponent_a_knockout() {
+    let dir = temp_dir("knockout-no-start");
+    let players = dir.join("players");
+    std::fs::create_dir_all(players.join("100001")).unwrap();
+    std::fs::write(
+        players.join("100001/info.txt"),
+        "gone\nA B\n./no-such-program\n",
+    )
+    .unwrap();
+    let db = dir.join("t.db");
+    run(arbiter()
+        .args(["tournament", "run"])
+        .args(show_arbiter())
+        .arg(&players)
+        .args([
+            "--game",
+            "domino",
+            "--add",
+            "builtin:random",
+            "--keep-failing",
+        ])
+        .args(["--seed", "5", "--jobs", "1", "--db"])
+        .arg(&db));
+    let standings = run(arbiter()
+        .args(["tournament", "standings", "--json", "--db"])
+        .arg(&db));
+    let standings: Value = serde_json::from_slice(&standings.stdout).unwrap();
+    let random = standings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["player"] == "builtin:random")
+        .unwrap_or_else(|| panic!("{standings}"));
+    assert_eq!(
+        (random["wins"].as_u64(), random["knockouts"].as_u64()),
+        (Some(2), Some(2)),
+        "{standings}"
+    );
 }
 
 #[test]
@@ -482,6 +590,140 @@ fn a_player_whose_first_move_is_illegal_is_warned_and_plays() {
     assert_eq!(played.len(), 2, "{matches}");
     for m in played {
         assert_eq!(m["reason"], "illegal", "{m}");
+    }
+}
+
+/// `ProxyPlayer.jar`, built once per test binary from tests/data/judge/ProxyPlayer.java.
+fn proxy_player_jar() -> PathBuf {
+    static JAR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    JAR.get_or_init(|| {
+        let dir = temp_dir("proxy-player-jar");
+        let source = root().join("tests/data/judge/ProxyPlayer.java");
+        run(Command::new("javac")
+            .arg("-d")
+            .arg(dir.join("classes"))
+            .arg(source));
+        let jar = dir.join("ProxyPlayer.jar");
+        run(Command::new("jar")
+            .arg("cfe")
+            .arg(&jar)
+            .arg("ProxyPlayer")
+            .arg("-C")
+            .arg(dir.join("classes"))
+            .arg("."));
+        jar
+    })
+    .clone()
+}
+
+/// A players folder laid out as the course's judge repository has it: `example_players/`
+/// beside the judge, each player folder named by a student number, its info.txt written for
+/// the judge on Windows (`\` paths from the judge's folder, a bare `.jar`).
+fn course_players(dir: &Path) -> PathBuf {
+    let players = dir.join("example_players");
+    let infos = [
+        (
+            "024680",
+            "gracz2\nAugust Stanowicz\njava -jar \".\\example_players\\024680\\ProxyPlayer.jar\"",
+        ),
+        (
+            "343434",
+            "gracz3\nTomasz Grodecki\njava -jar \".\\example_players\\343434\\ProxyPlayer.jar\"",
+        ),
+        (
+            "123456",
+            "gracz1\r\nStanisław Poniatowski\r\nProxyPlayer.jar",
+        ),
+    ];
+    for (id, info) in infos {
+        let folder = players.join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("info.txt"), info).unwrap();
+        std::fs::copy(proxy_player_jar(), folder.join("ProxyPlayer.jar")).unwrap();
+    }
+    players
+}
+
+#[test]
+fn the_course_s_player_folders_start_and_play_unchanged() {
+    let dir = temp_dir("course-players");
+    let players = course_players(&dir);
+    let db = dir.join("t.db");
+    let output = run(arbiter()
+        .args(["tournament", "run"])
+        .args(show_arbiter())
+        .arg(&players)
+        .args(["--game", "domino", "--seed", "3", "--jobs", "2", "--db"])
+        .arg(&db));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("excluded"), "{stderr}");
+    let matches = run(arbiter()
+        .args(["tournament", "matches", "--json", "--db"])
+        .arg(&db));
+    let matches: Value = serde_json::from_slice(&matches.stdout).unwrap();
+    let played = matches.as_array().unwrap();
+    assert_eq!(played.len(), 6, "{matches}");
+    for m in played {
+        assert_eq!(m["reason"], "no_moves", "{m}");
+    }
+    // `arbiter play` takes a folder the same way; `--commands as-written` runs the command as
+    // written, and java finds no jar at the Windows path.
+    let folder = players.join("024680");
+    let result = play_json(&[
+        "--bot",
+        folder.to_str().unwrap(),
+        "--bot",
+        "builtin:random",
+        "--seed",
+        "2",
+    ]);
+    assert_no_faults(&result);
+    let output = arbiter()
+        .args([
+            "play",
+            "domino",
+            "--commands",
+            "as-written",
+            "--seed",
+            "2",
+            "--bot",
+        ])
+        .arg(&folder)
+        .args(["--bot", "builtin:random", "--json"])
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["reason"], "crash", "{result}");
+}
+
+#[test]
+fn a_course_player_that_cannot_run_here_is_told_why() {
+    let dir = temp_dir("course-windows");
+    let players = dir.join("example_players");
+    for (id, info) in [
+        ("135790", "gracz4\nJan Nowak\nBedziedobrze.exe"),
+        ("246802", "gracz5\nJan Nowak\njava -jar Missing.jar"),
+    ] {
+        std::fs::create_dir_all(players.join(id)).unwrap();
+        std::fs::write(players.join(id).join("info.txt"), info).unwrap();
+    }
+    std::fs::write(players.join("135790/Bedziedobrze.exe"), b"MZ\x90\x00").unwrap();
+    for (id, says) in [
+        (
+            "135790",
+            "Bedziedobrze.exe is a Windows program, which cannot run here",
+        ),
+        ("246802", "Missing.jar is not in the player folder"),
+    ] {
+        let output = arbiter()
+            .args(["play", "domino", "--bot"])
+            .arg(players.join(id))
+            .args(["--bot", "builtin:random"])
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{stderr}");
     }
 }
 

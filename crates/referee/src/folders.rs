@@ -4,8 +4,8 @@
 //! A player folder holds an `info.txt` of three lines, as the Polish Domino judge ("Sędzia")
 //! reads them (docs/games/domino.md): the alias (the player's name), the full name (shown, never
 //! checked: the judge's letters-only rule would refuse names such as `C++ starter` that
-//! tournaments take), and the command, run as written
-//! inside the folder (the Windows judge rewrote `.jar`, `.exe` and `.py` commands; we do not).
+//! tournaments take), and the command, run inside the folder: as written, or as the Windows
+//! judge rewrote it ([`Commands`], by default the judge's way for six-digit folders).
 //! A byte-order mark, `\r\n` line ends and spaces around each line are allowed. Lines after the
 //! third are not read; a file larger than [`MAX_INFO_TXT`] is refused, so that a player folder
 //! cannot fill the organiser's memory, terminal or store.
@@ -18,6 +18,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::SeatError;
+use crate::judge::{Commands, judge_argv};
 use crate::process::split_command;
 use crate::spec::SeatSpec;
 
@@ -39,8 +40,9 @@ pub struct FolderPlayer {
     pub player: Result<SeatSpec, SeatError>,
 }
 
-/// Reads a player folder's `info.txt` into a [`SeatSpec::Folder`].
-pub fn read_player_folder(dir: &Path) -> Result<SeatSpec, SeatError> {
+/// Reads a player folder's `info.txt` into a [`SeatSpec::Folder`], its command run as
+/// `commands` says.
+pub fn read_player_folder(dir: &Path, commands: Commands) -> Result<SeatSpec, SeatError> {
     let path = dir.join(INFO_TXT);
     if !path.is_file() {
         return Err(SeatError::NoInfoTxt {
@@ -66,29 +68,46 @@ pub fn read_player_folder(dir: &Path) -> Result<SeatSpec, SeatError> {
             return Err(SeatError::EmptyInfoLine { path, what });
         }
     }
+    if !commands.judge_for(dir) {
+        return Ok(SeatSpec::Folder {
+            dir: dir.to_owned(),
+            alias: alias.into(),
+            full_name: full_name.into(),
+            command: command.into(),
+            argv: split_command(command)?,
+        });
+    }
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    let argv = judge_argv(&dir, &path, command)?;
+    // The command as it runs, written so that splitting it gives `argv` back: tournaments
+    // store it, and workers run it.
+    let command =
+        shlex::try_join(argv.iter().map(String::as_str)).map_err(|_| SeatError::BadQuoting {
+            line: command.into(),
+        })?;
     Ok(SeatSpec::Folder {
-        dir: dir.to_owned(),
+        dir,
         alias: alias.into(),
         full_name: full_name.into(),
-        command: command.into(),
-        argv: split_command(command)?,
+        command,
+        argv,
     })
 }
 
 /// One sub-folder `dir` of a players folder, under the id `id`.
-pub fn folder_player(id: &str, dir: &Path) -> FolderPlayer {
+pub fn folder_player(id: &str, dir: &Path, commands: Commands) -> FolderPlayer {
     // Absolute, so a resumed tournament finds the folder from any working directory.
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
     FolderPlayer {
         id: id.to_owned(),
-        player: read_player_folder(&dir),
+        player: read_player_folder(&dir, commands),
         dir,
     }
 }
 
 /// Every player folder of `dir` (see the module docs), sorted by id. Fails only if `dir` cannot
 /// be listed; a bad player folder is an entry with its error.
-pub fn read_players_folder(dir: &Path) -> Result<Vec<FolderPlayer>, SeatError> {
+pub fn read_players_folder(dir: &Path, commands: Commands) -> Result<Vec<FolderPlayer>, SeatError> {
     let cannot_list = |error| SeatError::PlayersFolder {
         dir: dir.to_owned(),
         error,
@@ -101,7 +120,7 @@ pub fn read_players_folder(dir: &Path) -> Result<Vec<FolderPlayer>, SeatError> {
         if id.starts_with('.') || !path.is_dir() {
             continue;
         }
-        players.push(folder_player(&id, &path));
+        players.push(folder_player(&id, &path, commands));
     }
     players.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(players)
@@ -151,11 +170,11 @@ mod tests {
     }
 
     #[test]
-    fn the_judges_example_players_and_everything_it_refuses() {
+    fn the_judges_example_players_as_written_and_everything_it_refuses() {
         let root = temp_dir("judge");
         let jar = "java -jar \".\\example_players\\123456\\ProxyPlayer.jar\"";
         the_judges_players(&root, jar);
-        let read = read_players_folder(&root).unwrap();
+        let read = read_players_folder(&root, Commands::AsWritten).unwrap();
         let ids: Vec<&str> = read.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -210,12 +229,85 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
     }
 
+    /// The command `argv` runs, or its error, of the player folder `id` of `read`.
+    fn argv_of(read: &[FolderPlayer], id: &str) -> Result<Vec<String>, String> {
+        let p = read.iter().find(|p| p.id == id).unwrap();
+        match &p.player {
+            Ok(SeatSpec::Folder { argv, command, .. }) => {
+                assert_eq!(&split_command(command).unwrap(), argv, "stored as it runs");
+                Ok(argv.clone())
+            }
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn six_digit_folders_run_their_commands_as_the_judge_rewrote_them() {
+        let root = temp_dir("judge-way").join("example_players");
+        let jar = "java -jar \".\\example_players\\123456\\ProxyPlayer.jar\"";
+        the_judges_players(&root, jar);
+        std::fs::write(root.join("123456/ProxyPlayer.jar"), "PK").unwrap();
+        std::fs::write(root.join("343434/bot.py"), "print('ok')").unwrap();
+        let more = [
+            ("100001", "NiceProgram.exe", Some(&b"MZ\x90\x00"[..])),
+            ("100002", "Bot.jar", None),
+            (
+                "100003",
+                "java -jar .\\example_players\\123456\\ProxyPlayer.jar",
+                None,
+            ),
+            ("100004", "run.exe", Some(&b"#!/bin/sh\n"[..])),
+            ("100005", "C:\\bots\\bot.exe", None),
+        ];
+        for (id, command, file) in more {
+            folder(&root, id, Some(&format!("a\nB C\n{command}\n")));
+            if let Some(bytes) = file {
+                std::fs::write(root.join(id).join(command), bytes).unwrap();
+            }
+        }
+        let read = read_players_folder(&root, Commands::Auto).unwrap();
+        let words = |w: &[&str]| -> Result<Vec<String>, String> {
+            Ok(w.iter().map(|s| s.to_string()).collect())
+        };
+        assert_eq!(
+            argv_of(&read, "123456"),
+            words(&["java", "-jar", "./ProxyPlayer.jar"])
+        );
+        assert_eq!(argv_of(&read, "024680"), words(&["./bot", "--fast"]));
+        assert_eq!(argv_of(&read, "343434"), words(&["python3", "./bot.py"]));
+        assert_eq!(argv_of(&read, "100004"), words(&["./run.exe"]));
+        assert_eq!(argv_of(&read, "bot-of-mine"), words(&["./bot"]));
+        let error = |id: &str| argv_of(&read, id).unwrap_err();
+        assert!(
+            error("100001").contains("NiceProgram.exe is a Windows program"),
+            "{}",
+            error("100001")
+        );
+        assert!(
+            error("100002").contains("Bot.jar is not in the player folder"),
+            "{}",
+            error("100002")
+        );
+        assert!(
+            error("100003").contains("outside the player folder"),
+            "{}",
+            error("100003")
+        );
+        assert!(
+            error("100005").contains("Windows drive"),
+            "{}",
+            error("100005")
+        );
+        std::fs::remove_dir_all(root.parent().unwrap()).unwrap();
+    }
+
     #[test]
     fn an_info_txt_larger_than_its_limit_is_refused_without_reading_it_all() {
         let root = temp_dir("huge");
         let command = "x".repeat(10 * 1024 * 1024);
         folder(&root, "huge", Some(&format!("alias\nname\n{command}\n")));
-        let error = read_player_folder(&root.join("huge"))
+        let error = read_player_folder(&root.join("huge"), Commands::Auto)
             .unwrap_err()
             .to_string();
         assert!(error.ends_with("the file is larger than 64 KiB"), "{error}");
@@ -227,7 +319,7 @@ mod tests {
         let root = temp_dir("long-command");
         let command = format!("'{}", "y".repeat(60_000));
         folder(&root, "long", Some(&format!("alias\nname\n{command}\n")));
-        let error = read_player_folder(&root.join("long"))
+        let error = read_player_folder(&root.join("long"), Commands::Judge)
             .unwrap_err()
             .to_string();
         assert!(error.len() < 500, "{} bytes: {error:.300}", error.len());
@@ -251,7 +343,8 @@ mod tests {
             std::fs::create_dir_all(&dir).unwrap();
             let content = if text { lines.join("\n").into_bytes() } else { bytes };
             std::fs::write(dir.join(INFO_TXT), &content).unwrap();
-            match read_player_folder(&dir) {
+            let commands = if text { Commands::Judge } else { Commands::AsWritten };
+            match read_player_folder(&dir, commands) {
                 Ok(spec) => proptest::prop_assert!(!spec.name().is_empty()),
                 Err(error) => {
                     let message = error.to_string();
@@ -264,13 +357,13 @@ mod tests {
 
     #[test]
     fn a_missing_players_folder_is_an_error() {
-        let err = read_players_folder(Path::new("/no/such/players")).unwrap_err();
+        let err = read_players_folder(Path::new("/no/such/players"), Commands::Auto).unwrap_err();
         assert!(err.to_string().contains("/no/such/players"), "{err}");
     }
 
     #[test]
     fn a_relative_folder_is_made_absolute() {
-        let player = folder_player("x", Path::new("no-such-folder-here"));
+        let player = folder_player("x", Path::new("no-such-folder-here"), Commands::Auto);
         assert!(player.dir.is_absolute());
         assert!(matches!(player.player, Err(SeatError::NoInfoTxt { .. })));
     }

@@ -12,6 +12,7 @@
 
 mod builtin;
 mod folders;
+mod judge;
 mod process;
 mod runner;
 mod seat;
@@ -26,6 +27,7 @@ use arbiter_text::quote;
 pub use arbiter_games::Fault;
 pub use builtin::BuiltinSeat;
 pub use folders::{FolderPlayer, INFO_TXT, folder_player, read_player_folder, read_players_folder};
+pub use judge::Commands;
 pub use process::{ProcessSeat, split_command};
 pub use runner::{BotReport, MatchConfig, MatchReport, RefereeError, TIMEOUT_ERROR, run_match};
 pub use seat::{
@@ -70,4 +72,13 @@ pub enum SeatError {
     CannotStart { program: String, error: io::Error },
     #[error("cannot start the bot: {0}")]
     Sandbox(arbiter_sandbox::SandboxError),
+    #[error(
+        "{path}: the command `{}`, run as the course's judge ran it, cannot run here: {problem}",
+        quote(command)
+    )]
+    JudgeCommand {
+        path: PathBuf,
+        command: String,
+        problem: String,
+    },
 }

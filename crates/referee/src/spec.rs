@@ -9,6 +9,7 @@ use arbiter_sandbox::Sandbox;
 use crate::SeatError;
 use crate::builtin::BuiltinSeat;
 use crate::folders::{INFO_TXT, read_player_folder};
+use crate::judge::Commands;
 use crate::process::{ProcessSeat, split_command};
 use crate::seat::Seat;
 
@@ -34,8 +35,13 @@ pub enum SeatSpec {
 }
 
 impl SeatSpec {
-    /// Reads a `--bot` argument.
+    /// Reads a `--bot` argument, a player folder's command run as [`Commands::Auto`] says.
     pub fn parse(arg: &str) -> Result<SeatSpec, SeatError> {
+        SeatSpec::parse_with(arg, Commands::Auto)
+    }
+
+    /// Reads a `--bot` argument, a player folder's command run as `commands` says.
+    pub fn parse_with(arg: &str, commands: Commands) -> Result<SeatSpec, SeatError> {
         if let Some(name) = arg.strip_prefix("builtin:") {
             let name = name.trim();
             if name.is_empty() {
@@ -45,11 +51,11 @@ impl SeatSpec {
         }
         let path = Path::new(arg);
         if path.is_dir() {
-            return read_player_folder(path);
+            return read_player_folder(path, commands);
         }
         if path.file_name().is_some_and(|f| f == INFO_TXT) && path.is_file() {
             let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-            return read_player_folder(dir.unwrap_or(Path::new(".")));
+            return read_player_folder(dir.unwrap_or(Path::new(".")), commands);
         }
         if arg.trim().is_empty() {
             return Err(SeatError::EmptyCommand);

@@ -450,7 +450,7 @@ fn the_same_seed_gives_the_same_replay() {
 
 #[test]
 fn a_player_folder_runs_its_command_inside_the_folder() {
-    let dir = temp_dir("player").join("123456");
+    let dir = temp_dir("player").join("walky");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(bots_dir().join("walker.py"), dir.join("my_bot.py")).unwrap();
     // A relative script path: it only starts if run in the folder.

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use arbiter_referee::{
-    FolderPlayer, SeatError, SeatSpec, folder_player, read_players_folder, split_command,
+    Commands, FolderPlayer, SeatError, SeatSpec, folder_player, read_players_folder, split_command,
 };
 pub use arbiter_store::{Contestant, Status};
 
@@ -38,8 +38,8 @@ pub fn seat_spec(player: &Contestant) -> Result<SeatSpec, TournamentError> {
 /// The players of a players folder, as the referee reads player folders
 /// ([`arbiter_referee::read_players_folder`]): valid folders become players with status `ok` (to
 /// be checked), the others players with status `invalid` and the reason. Sorted by id.
-pub fn discover(dir: &Path) -> Result<Vec<Contestant>, TournamentError> {
-    let folders = read_players_folder(dir).map_err(|error| match error {
+pub fn discover(dir: &Path, commands: Commands) -> Result<Vec<Contestant>, TournamentError> {
+    let folders = read_players_folder(dir, commands).map_err(|error| match error {
         SeatError::PlayersFolder { dir, error } => {
             TournamentError::PlayersDir { dir, source: error }
         }
@@ -52,8 +52,8 @@ pub fn discover(dir: &Path) -> Result<Vec<Contestant>, TournamentError> {
 }
 
 /// The player of one folder, `invalid` with the reason if it is not a good player folder.
-pub fn discover_one(id: &str, folder: &Path) -> Contestant {
-    player_of(folder_player(id, folder))
+pub fn discover_one(id: &str, folder: &Path, commands: Commands) -> Contestant {
+    player_of(folder_player(id, folder, commands))
 }
 
 fn player_of(folder: FolderPlayer) -> Contestant {
@@ -138,7 +138,7 @@ mod tests {
         }
         std::fs::write(dir.join("notes.txt"), "not a folder").unwrap();
         std::fs::create_dir(dir.join(".git")).unwrap();
-        let players = discover(&dir).unwrap();
+        let players = discover(&dir, Commands::Auto).unwrap();
         let ids: Vec<&str> = players.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(ids, ["000001", "123456", "empty"]);
         assert_eq!(players[1].alias, "Henro200");

@@ -782,6 +782,9 @@ fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> StoredResult {
 
 /// A match whose seat `seat` could not be started: that player is last with nothing, the others
 /// share first place, as when a bot forfeits.
+/// The reason of a match lost by a seat whose program could not be started.
+pub const CANNOT_START: &str = "cannot_start";
+
 fn forfeit(row: &MatchRow, seat: usize, reason: String) -> StoredResult {
     let n = row.seats.len();
     let share = 1.0 / (n - 1).max(1) as f64;
@@ -792,7 +795,7 @@ fn forfeit(row: &MatchRow, seat: usize, reason: String) -> StoredResult {
         placement: (0..n)
             .map(|s| if s == seat { n as u32 } else { 1 })
             .collect(),
-        reason: "cannot_start".into(),
+        reason: CANNOT_START.into(),
         faults: vec![SeatFaults {
             seat,
             player: row.seats[seat].clone(),

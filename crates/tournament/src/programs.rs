@@ -101,7 +101,7 @@ mod tests {
         std::fs::set_permissions(dir.join("bot.sh"), std::fs::Permissions::from_mode(0o755))
             .unwrap();
         std::fs::write(dir.join("lib/move.txt"), "MOVE 3\n").unwrap();
-        let p = players::discover_one("123456", dir);
+        let p = players::discover_one("123456", dir, arbiter_referee::Commands::AsWritten);
         assert_eq!(p.status, Status::Ok, "{:?}", p.reason);
         p
     }

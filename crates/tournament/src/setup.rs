@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use arbiter_catalog::{CatalogGame, TimeLimits, robot_list};
+use arbiter_referee::Commands;
 use arbiter_sandbox::SandboxPolicy;
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +54,8 @@ pub struct NewTournament<S> {
     /// An SPRT between the two players of `add` (A first), with format [`Format::Sprt`]; its
     /// `players` are filled in here.
     pub sprt: Option<SprtPlan>,
+    /// How the commands of player folders are run.
+    pub commands: Commands,
 }
 
 /// The settings a tournament is stored with, typed: the game's settings under `flags` (the
@@ -159,8 +162,8 @@ pub fn create<G: CatalogGame>(
     let arena = new_arena::<G>(&mut new)?;
     let per_match = arena.players_per_match();
     let mut players = match &mut new.sprt {
-        Some(plan) => sprt_players::<G>(plan, &new.add, per_match)?,
-        None => gather_players::<G>(new.dir.as_deref(), &new.add)?,
+        Some(plan) => sprt_players::<G>(plan, &new.add, per_match, new.commands)?,
+        None => gather_players::<G>(new.dir.as_deref(), &new.add, new.commands)?,
     };
     for p in players.iter().filter(|p| p.status == Status::Invalid) {
         on_note(Note::Skipped(p));
@@ -457,13 +460,14 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> TournamentError {
 pub fn gather_players<G: CatalogGame>(
     dir: Option<&Path>,
     add: &[String],
+    commands: Commands,
 ) -> Result<Vec<Contestant>, TournamentError> {
     let mut players = match dir {
-        Some(dir) => players::discover(dir)?,
+        Some(dir) => players::discover(dir, commands)?,
         None => Vec::new(),
     };
     for name in add {
-        let player = added_player::<G>("--add", name)?;
+        let player = added_player::<G>("--add", name, commands)?;
         if players.iter().any(|p| p.id == player.id) {
             return Err(setup(format!(
                 "--add {name}: there is already a player {}",
@@ -486,6 +490,7 @@ fn sprt_players<G: CatalogGame>(
     plan: &mut SprtPlan,
     add: &[String],
     per_match: usize,
+    commands: Commands,
 ) -> Result<Vec<Contestant>, TournamentError> {
     if per_match != 2 {
         return Err(setup(format!(
@@ -499,8 +504,8 @@ fn sprt_players<G: CatalogGame>(
             add.len()
         )));
     };
-    let a = added_player::<G>("--bot", a)?;
-    let mut b = added_player::<G>("--bot", b)?;
+    let a = added_player::<G>("--bot", a, commands)?;
+    let mut b = added_player::<G>("--bot", b, commands)?;
     if a.id == b.id {
         b.id.push_str("#2");
         b.alias.push_str("#2");
@@ -510,7 +515,11 @@ fn sprt_players<G: CatalogGame>(
 }
 
 /// The player of one `--add`: a robot of the game, or a player folder.
-fn added_player<G: CatalogGame>(flag: &str, name: &str) -> Result<Contestant, TournamentError> {
+fn added_player<G: CatalogGame>(
+    flag: &str,
+    name: &str,
+    commands: Commands,
+) -> Result<Contestant, TournamentError> {
     if let Some(robot) = name.strip_prefix("builtin:") {
         if !G::is_robot(robot) {
             return Err(setup(format!(
@@ -526,7 +535,7 @@ fn added_player<G: CatalogGame>(flag: &str, name: &str) -> Result<Contestant, To
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .ok_or_else(|| setup(format!("{flag} {name}: not builtin:NAME nor a folder")))?;
-    let mut found = players::discover_one(&id, path);
+    let mut found = players::discover_one(&id, path, commands);
     if found.status == Status::Invalid {
         return Err(setup(format!(
             "{flag} {name}: {}",
@@ -618,7 +627,7 @@ mod tests {
                 .collect();
             std::fs::write(dir.join("weights"), noise).unwrap();
             std::os::unix::fs::symlink("/usr/bin/env", dir.join("env")).unwrap();
-            players.push(players::discover_one(id, &dir));
+            players.push(players::discover_one(id, &dir, Commands::AsWritten));
         }
         players[2].status = Status::Failing;
         players.push(Contestant::builtin("runner"));

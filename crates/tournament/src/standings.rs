@@ -136,7 +136,7 @@ pub fn compute(
             t.points += score;
             if score == best && sharing == 1 {
                 t.wins += 1;
-                t.knockouts += u32::from(result.reason == "timeout");
+                t.knockouts += u32::from(is_knockout(&result.reason));
             } else if score == best {
                 t.draws += 1;
             } else {
@@ -487,6 +487,12 @@ pub fn cross_table(table: &Table) -> String {
     out
 }
 
+/// Whether a win for this reason is a knockout, as the Domino course's judge counted them: the
+/// loser timed out, or its program could not be started (the judge scored both as a timeout).
+fn is_knockout(reason: &str) -> bool {
+    reason == "timeout" || reason == crate::pool::CANNOT_START
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -543,17 +549,23 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn knockouts_count_wins_by_the_opponents_timeout() {
+    fn knockouts_count_wins_by_the_opponents_timeout_or_failed_start() {
         let players = [player("a"), player("b")];
         let mut knockout = done(1, &["a", "b"], &[1.0, 0.0], vec![]);
         knockout.result.as_mut().unwrap().reason = "timeout".into();
-        let matches = [knockout, done(2, &["b", "a"], &[0.0, 1.0], vec![])];
+        let mut no_start = done(3, &["a", "b"], &[1.0, 0.0], vec![]);
+        no_start.result.as_mut().unwrap().reason = crate::pool::CANNOT_START.into();
+        let matches = [
+            knockout,
+            done(2, &["b", "a"], &[0.0, 1.0], vec![]),
+            no_start,
+        ];
         let table = compute(&players, &matches, &[], 2);
         let a = &table.rows[0];
-        assert_eq!((a.player.as_str(), a.wins, a.knockouts), ("a", 2, 1));
+        assert_eq!((a.player.as_str(), a.wins, a.knockouts), ("a", 3, 2));
         assert_eq!(table.rows[1].knockouts, 0);
-        assert_eq!(to_json(&table)[0]["knockouts"], 1);
-        assert!(to_csv(&table).lines().nth(1).unwrap().ends_with(",1"));
+        assert_eq!(to_json(&table)[0]["knockouts"], 2);
+        assert!(to_csv(&table).lines().nth(1).unwrap().ends_with(",2"));
     }
 
     #[test]
