@@ -122,7 +122,7 @@ pub trait DynBatch: Send + Sync {
     /// See [`Batch::step_random`].
     fn step_random(&mut self, out: &mut Buffers);
     /// See [`Batch::sample_random`].
-    fn sample_random(&mut self, actions: &mut [i64]);
+    fn sample_random(&self, actions: &mut [i64]);
 }
 
 impl<G: BatchGame> DynBatch for Batch<G> {
@@ -147,31 +147,38 @@ impl<G: BatchGame> DynBatch for Batch<G> {
     fn step_random(&mut self, out: &mut Buffers) {
         Batch::step_random(self, out)
     }
-    fn sample_random(&mut self, actions: &mut [i64]) {
+    fn sample_random(&self, actions: &mut [i64]) {
         Batch::sample_random(self, actions)
     }
 }
 
 /// `n` matches of one game, all started from the same position, and the random number
 /// generator of the random policy.
+///
+/// The random action of each match is drawn as soon as its position is known, while the
+/// position's legal actions are at hand: the batch keeps one action per match rather than a
+/// record of every match's legal actions.
 pub struct Batch<G: BatchGame> {
     start: G,
     games: Vec<G>,
-    legal: Vec<G::Legal>,
-    counts: Vec<u32>,
+    /// The random action drawn for each match's position.
+    next: Vec<G::Action>,
+    /// The legal actions of the match being written.
+    legal: G::Legal,
     rng: SmallRng,
 }
 
 impl<G: BatchGame> Batch<G> {
     /// `n` matches from `start`; the random policy draws from `seed`. Call
-    /// [`Batch::reset`] to write the first observations.
+    /// [`Batch::reset`] to write the first observations and draw the first random actions.
     pub fn new(start: G, n: usize, seed: u64) -> Batch<G> {
         let mut legal = G::Legal::default();
-        let count = start.list_legal(&mut legal);
+        start.list_legal(&mut legal);
+        let first = start.nth_legal(&legal, 0);
         Batch {
             games: vec![start.clone(); n],
-            legal: vec![legal; n],
-            counts: vec![count; n],
+            next: vec![first; n],
+            legal,
             start,
             rng: SmallRng::seed_from_u64(seed),
         }
@@ -209,10 +216,9 @@ impl<G: BatchGame> Batch<G> {
             self.rng = SmallRng::seed_from_u64(seed);
         }
         for i in 0..self.len() {
-            self.restart(i);
-            self.write_row(i, out);
             out.rewards[self.seats(i)].fill(0.0);
             out.dones[i] = false;
+            self.restart(i, out);
         }
     }
 
@@ -238,26 +244,20 @@ impl<G: BatchGame> Batch<G> {
         Ok(())
     }
 
-    /// Plays a uniformly random legal action in every match.
+    /// Plays a uniformly random legal action in every match: the actions
+    /// [`Batch::sample_random`] gives.
     pub fn step_random(&mut self, out: &mut Buffers) {
         for i in 0..self.len() {
-            let action = self.random_action(i);
-            self.advance(i, action, out);
+            self.advance(i, self.next[i], out);
         }
     }
 
     /// Writes a uniformly random legal action index of each match into `actions` (one per
-    /// match), without playing them.
-    pub fn sample_random(&mut self, actions: &mut [i64]) {
-        for (i, slot) in actions.iter_mut().enumerate().take(self.len()) {
-            let action = self.random_action(i);
-            *slot = self.games[i].encode(action).map_or(-1, |a| a as i64);
+    /// match), without playing them: the actions [`Batch::step_random`] would play.
+    pub fn sample_random(&self, actions: &mut [i64]) {
+        for ((slot, game), &action) in actions.iter_mut().zip(&self.games).zip(&self.next) {
+            *slot = game.encode(action).map_or(-1, |a| a as i64);
         }
-    }
-
-    fn random_action(&mut self, i: usize) -> G::Action {
-        let k = self.rng.random_range(0..self.counts[i]);
-        self.games[i].nth_legal(&self.legal[i], k)
     }
 
     fn legal_action(&self, i: usize, index: i64) -> Result<G::Action, StepError> {
@@ -286,12 +286,11 @@ impl<G: BatchGame> Batch<G> {
     fn advance(&mut self, i: usize, action: G::Action, out: &mut Buffers) {
         let game = &mut self.games[i];
         game.apply_unchecked(action);
-        let mut count = game.list_legal(&mut self.legal[i]);
+        let mut count = game.list_legal(&mut self.legal);
         while count == 0 && game.to_move().is_some() {
             game.apply_stuck();
-            count = game.list_legal(&mut self.legal[i]);
+            count = game.list_legal(&mut self.legal);
         }
-        self.counts[i] = count;
         let seats = self.seats(i);
         match self.games[i].outcome() {
             Some(outcome) => {
@@ -299,19 +298,21 @@ impl<G: BatchGame> Batch<G> {
                     *reward = (2.0 * score - 1.0) as f32;
                 }
                 out.dones[i] = true;
-                self.restart(i);
+                self.restart(i, out);
             }
             None => {
                 out.rewards[seats].fill(0.0);
                 out.dones[i] = false;
+                self.write_row(i, count, out);
             }
         }
-        self.write_row(i, out);
     }
 
-    fn restart(&mut self, i: usize) {
+    /// Starts match `i` again and writes its row.
+    fn restart(&mut self, i: usize, out: &mut Buffers) {
         self.games[i].clone_from(&self.start);
-        self.counts[i] = self.games[i].list_legal(&mut self.legal[i]);
+        let count = self.games[i].list_legal(&mut self.legal);
+        self.write_row(i, count, out);
     }
 
     fn seats(&self, i: usize) -> std::ops::Range<usize> {
@@ -319,17 +320,20 @@ impl<G: BatchGame> Batch<G> {
         i * n..(i + 1) * n
     }
 
-    fn write_row(&self, i: usize, out: &mut Buffers) {
+    /// Writes match `i`'s observation, mask and seat on turn, with its `count` legal actions
+    /// in `self.legal`, and draws its random action among them.
+    fn write_row(&mut self, i: usize, count: u32, out: &mut Buffers) {
         let game = &self.games[i];
         let player = game.to_move().unwrap_or(0);
         let obs = self.observation_shape().iter().product::<usize>();
         let actions = self.action_count();
         game.write_observation(player, &mut out.observations[i * obs..(i + 1) * obs]);
-        game.write_mask(
-            &self.legal[i],
-            &mut out.masks[i * actions..(i + 1) * actions],
-        );
+        game.write_mask(&self.legal, &mut out.masks[i * actions..(i + 1) * actions]);
         out.to_move[i] = player as u8;
+        if count > 0 {
+            let k = self.rng.random_range(0..count);
+            self.next[i] = game.nth_legal(&self.legal, k);
+        }
     }
 }
 

@@ -158,8 +158,8 @@ impl BatchEnv {
     }
 
     /// Writes a uniformly random legal action index of each match into `out`, an `int64`
-    /// array of shape `(n,)`, without playing them.
-    fn sample_random(&mut self, py: Python<'_>, out: &Bound<'_, PyArray1<i64>>) -> PyResult<()> {
+    /// array of shape `(n,)`, without playing them: the actions `step_random` would play.
+    fn sample_random(&self, py: Python<'_>, out: &Bound<'_, PyArray1<i64>>) -> PyResult<()> {
         if out.len() != self.batch.len() {
             return Err(value_error(format!(
                 "out has {} entries for {} games",
@@ -169,7 +169,7 @@ impl BatchEnv {
         }
         let mut out = out.try_readwrite()?;
         let out = out.as_slice_mut()?;
-        let batch = &mut *self.batch;
+        let batch = &*self.batch;
         py.detach(move || batch.sample_random(out));
         Ok(())
     }

@@ -96,7 +96,8 @@ class BatchEnv:
     def step_random(self) -> None:
         """Plays a uniformly random legal action in every match."""
     def sample_random(self, out: NDArray[np.int64]) -> None:
-        """Writes a uniformly random legal action index of each match into ``out`` ``(n,)``."""
+        """Writes a uniformly random legal action index of each match into ``out`` ``(n,)``:
+        the actions ``step_random`` would play."""
 
 class QuoridorBatch(BatchEnv):
     """``n`` Quoridor matches: ``players`` (2 or 4) on a ``board`` × ``board`` board."""

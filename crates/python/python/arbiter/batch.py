@@ -31,9 +31,10 @@ The final position itself is not kept.
 ``step(actions)`` plays ``actions[i]`` (an ``int64`` or ``int32`` array of shape ``(n,)``) in
 match ``i``; if any is illegal it raises ``ValueError`` naming the first such match and its
 action, and no match is played. ``step_random()`` plays a uniformly random legal action in
-every match and ``sample_random(out)`` only draws them (into an ``int64`` array), both from
-the environment's own generator, seeded by ``seed`` and again by ``reset(seed)``: the same
-seed gives the same matches.
+every match and ``sample_random(out)`` writes the actions it would play (into an ``int64``
+array) without playing them. They come from the environment's own generator, seeded by
+``seed`` and again by ``reset(seed)``, which draws each match's random action as soon as its
+position is written: the same seed and the same calls give the same matches.
 """
 
 from arbiter._engine import BatchEnv, PuoriborBatch, QuoridorBatch

@@ -200,3 +200,18 @@ def test_masks_observations_and_rewards_are_the_pettingzoo_environments(name):
             matches += 1
             aec.reset()
     assert matches >= 3
+
+
+def test_sample_random_gives_the_actions_step_random_plays(kind):
+    make = kind[0]
+    sampled, stepped = make(16, seed=13), make(16, seed=13)
+    actions, again = np.zeros(16, dtype=np.int64), np.zeros(16, dtype=np.int64)
+    for _ in range(50):
+        sampled.sample_random(actions)
+        sampled.sample_random(again)
+        assert np.array_equal(actions, again)
+        assert sampled.mask[np.arange(16), actions].all()
+        sampled.step(actions)
+        stepped.step_random()
+        for a, b in zip(arrays(sampled), arrays(stepped)):
+            assert np.array_equal(a, b)
