@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 mod aec;
+mod batch;
 mod puoribor;
 
 use pyo3::prelude::*;
@@ -14,6 +15,9 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(puoribor::puoribor_step, module)?)?;
     module.add_function(wrap_pyfunction!(puoribor::puoribor_legal_actions, module)?)?;
     module.add_class::<aec::AecMatch>()?;
+    module.add_class::<batch::BatchEnv>()?;
+    module.add_class::<batch::QuoridorBatch>()?;
+    module.add_class::<batch::PuoriborBatch>()?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

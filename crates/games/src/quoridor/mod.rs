@@ -19,9 +19,11 @@
 
 mod bits;
 mod record;
+mod rows;
 mod wire;
 
 pub use record::{ActionRecord, Snapshot};
+pub use rows::WallRows;
 pub use wire::QuoridorClient;
 
 use std::fmt;

@@ -1,6 +1,6 @@
 """The Rust extension module behind ``arbiter``: engines only, no public API of its own."""
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,3 +63,61 @@ class AecMatch:
         """The position as text."""
     def render_rgb(self) -> NDArray[np.uint8]:
         """The position as a picture, ``uint8`` of shape ``(height, width, 3)``."""
+
+class BatchEnv:
+    """``n`` matches of one game stepped together (``arbiter.batch``). Every array is made
+    once and written in place by each call: the properties return the same objects."""
+
+    @property
+    def num_envs(self) -> int:
+        """The number of matches ``n``."""
+    @property
+    def num_players(self) -> int:
+        """The number of seats ``P`` of every match."""
+    @property
+    def action_count(self) -> int:
+        """The number of action indices ``A``."""
+    @property
+    def observation_shape(self) -> Tuple[int, int, int]:
+        """The shape of one match's observation, ``(planes, rows, columns)``."""
+    @property
+    def obs(self) -> NDArray[np.uint8]:
+        """``(n, planes, rows, columns)``: the observation of the seat on turn in each match."""
+    @property
+    def mask(self) -> NDArray[np.uint8]:
+        """``(n, A)``: 1 at each legal action index of the seat on turn."""
+    @property
+    def rewards(self) -> NDArray[np.float32]:
+        """``(n, P)``: each seat's reward for the last step."""
+    @property
+    def dones(self) -> NDArray[np.bool_]:
+        """``(n,)``: whether the match ended with the last step (it has started again)."""
+    @property
+    def to_move(self) -> NDArray[np.uint8]:
+        """``(n,)``: the seat on turn, whose observation and mask are shown."""
+    def reset(self, seed: Optional[int] = None) -> None:
+        """Starts every match again; with a seed, the random policy's draws too."""
+    def step(self, actions: NDArray[Union[np.int64, np.int32]]) -> None:
+        """Plays ``actions[i]`` in match ``i``; ``ValueError`` (nothing played) if any is illegal."""
+    def step_random(self) -> None:
+        """Plays a uniformly random legal action in every match."""
+    def sample_random(self, out: NDArray[np.int64]) -> None:
+        """Writes a uniformly random legal action index of each match into ``out`` ``(n,)``:
+        the actions ``step_random`` would play."""
+
+class QuoridorBatch(BatchEnv):
+    """``n`` Quoridor matches: ``players`` (2 or 4) on a ``board`` × ``board`` board."""
+
+    def __init__(
+        self,
+        n: int,
+        players: int = 2,
+        board: int = 9,
+        seed: int = 0,
+        max_ticks: Optional[int] = None,
+    ) -> None: ...
+
+class PuoriborBatch(BatchEnv):
+    """``n`` Puoribor matches, drawn after ``max_ticks`` actions."""
+
+    def __init__(self, n: int, seed: int = 0, max_ticks: int = 200) -> None: ...

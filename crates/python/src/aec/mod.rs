@@ -130,6 +130,22 @@ fn turn_line<G: Game>(game: &G) -> String {
     }
 }
 
+/// `player`'s observation as the batched environment writes it (bytes), each plane divided
+/// by `divisor(plane)`, into `out` (of the observation's shape).
+fn observe_scaled<G: arbiter_batch::BatchGame>(
+    game: &G,
+    player: PlayerId,
+    out: &mut Array3<f32>,
+    divisor: impl Fn(usize) -> f32,
+) {
+    let mut bytes = vec![0; out.len()];
+    game.write_observation(player, &mut bytes);
+    let plane_len = out.len() / out.shape()[0];
+    for ((o, &b), i) in out.iter_mut().zip(&bytes).zip(0..) {
+        *o = f32::from(b) / divisor(i / plane_len);
+    }
+}
+
 fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }

@@ -2,13 +2,14 @@
 //! `kind·81 + x·9 + y` (kind 0 move, 1 horizontal wall, 2 vertical wall, 3 rotation), and the
 //! planes are indexed `[plane, x, y]` as `fights` indexes its board.
 
+use arbiter_batch::BatchGame;
 use arbiter_games::PlayerId;
 use arbiter_games::puoribor::{Action, Puoribor, START_WALLS};
-use numpy::ndarray::{Array3, Axis};
+use numpy::ndarray::Array3;
 use pyo3::PyResult;
 
 use super::picture::{FLOOR, Grid, seat_colour};
-use super::{Encoding, turn_line, value_error};
+use super::{Encoding, observe_scaled, turn_line, value_error};
 
 pub(super) fn new(max_ticks: u32) -> PyResult<Puoribor> {
     if max_ticks == 0 {
@@ -19,57 +20,31 @@ pub(super) fn new(max_ticks: u32) -> PyResult<Puoribor> {
 
 impl Encoding for Puoribor {
     fn action_count(&self) -> usize {
-        4 * 9 * 9
+        BatchGame::action_count(self)
     }
 
     fn decode(&self, index: usize) -> Option<Action> {
-        (index < 324).then(|| Action::from_index(index))
+        BatchGame::decode(self, index)
     }
 
     fn encode(&self, action: Action) -> Option<usize> {
-        action.index()
+        BatchGame::encode(self, action)
     }
 
     fn shape(&self) -> (usize, usize, usize) {
         (10, 9, 9)
     }
 
-    /// Planes: the observer's pawn, the opponent's; horizontal wall segments of the observer,
-    /// of the opponent; vertical ones likewise; the midpoints of horizontal walls, of vertical
-    /// walls; the observer's walls left over 10, the opponent's, spread over the plane.
+    /// The batched environment's planes, with the walls left over the 10 each player starts
+    /// with.
     fn observe(&self, player: PlayerId, out: &mut Array3<f32>) {
-        let board = self.board();
-        let owner = |value: u8| match value {
-            0 => None,
-            v => Some(usize::from(v - 1) != player),
-        };
-        for x in 0..9 {
-            for y in 0..9 {
-                let mut set = |plane: usize| out[[plane, x, y]] = 1.0;
-                if board[player][x][y] == 1 {
-                    set(0);
-                }
-                if board[1 - player][x][y] == 1 {
-                    set(1);
-                }
-                if let Some(theirs) = owner(board[2][x][y]) {
-                    set(2 + usize::from(theirs));
-                }
-                if let Some(theirs) = owner(board[3][x][y]) {
-                    set(4 + usize::from(theirs));
-                }
-                if board[4][x][y] == 1 {
-                    set(6);
-                }
-                if board[5][x][y] == 1 {
-                    set(7);
-                }
-            }
-        }
-        for (plane, seat) in [player, 1 - player].into_iter().enumerate() {
-            let left = f32::from(self.walls_remaining(seat)) / f32::from(START_WALLS);
-            out.index_axis_mut(Axis(0), 8 + plane).fill(left);
-        }
+        let start = f32::from(START_WALLS);
+        observe_scaled(
+            self,
+            player,
+            out,
+            |plane| if plane >= 8 { start } else { 1.0 },
+        );
     }
 
     fn render(&self) -> String {

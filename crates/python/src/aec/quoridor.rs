@@ -2,88 +2,47 @@
 //! to `(x, y)`; then `m·m + y·(m−1) + x` places the horizontal wall anchored at `(x, y)`; then
 //! `m·m + (m−1)² + y·(m−1) + x` the vertical one (docs/games/quoridor.md names the walls).
 
+use arbiter_batch::BatchGame;
 use arbiter_games::PlayerId;
-use arbiter_games::quoridor::{Action, Cell, Orientation, Quoridor, Settings, Wall};
+use arbiter_games::quoridor::{Action, Orientation, Quoridor, Settings};
 use numpy::ndarray::Array3;
 use pyo3::PyResult;
 
 use super::picture::{FLOOR, Grid, WALL, seat_colour};
-use super::{Encoding, turn_line, value_error};
+use super::{Encoding, observe_scaled, turn_line, value_error};
 
 pub(super) fn new(players: u8, board: u8) -> PyResult<Quoridor> {
     let settings = Settings::standard(players, board).map_err(|e| value_error(e.to_string()))?;
     Quoridor::new(settings).map_err(|e| value_error(e.to_string()))
 }
 
-/// Seats from `player`'s point of view: `player` first, then the others in turn order.
-fn seats_from(player: PlayerId, n: usize) -> impl Iterator<Item = PlayerId> {
-    (0..n).map(move |i| (player + i) % n)
-}
-
 impl Encoding for Quoridor {
     fn action_count(&self) -> usize {
-        let m = self.board_size() as usize;
-        m * m + 2 * (m - 1) * (m - 1)
+        BatchGame::action_count(self)
     }
 
     fn decode(&self, index: usize) -> Option<Action> {
-        let m = self.board_size() as usize;
-        let walls = (m - 1) * (m - 1);
-        let cell = |i: usize, side: usize| ((i % side) as u8, (i / side) as u8);
-        if index < m * m {
-            let (x, y) = cell(index, m);
-            return Some(Action::Move(Cell::new(x, y)));
-        }
-        let i = index - m * m;
-        let (x, y) = cell(i % walls, m - 1);
-        match i / walls {
-            0 => Some(Action::Wall(Wall::horizontal(x, y))),
-            1 => Some(Action::Wall(Wall::vertical(x, y))),
-            _ => None,
-        }
+        BatchGame::decode(self, index)
     }
 
     fn encode(&self, action: Action) -> Option<usize> {
-        let m = self.board_size() as usize;
-        match action {
-            Action::Move(c) => Some(c.y as usize * m + c.x as usize),
-            Action::Wall(w) => {
-                let kind = match w.orientation {
-                    Orientation::Horizontal => 0,
-                    Orientation::Vertical => 1,
-                };
-                Some(m * m + (kind * (m - 1) + w.y as usize) * (m - 1) + w.x as usize)
-            }
-        }
+        BatchGame::encode(self, action)
     }
 
     fn shape(&self) -> (usize, usize, usize) {
-        let m = self.board_size() as usize;
-        (2 * self.settings().players as usize + 2, m, m)
+        let [planes, rows, columns] = self.observation_shape();
+        (planes, rows, columns)
     }
 
-    /// Planes: each seat's pawn (the observer first, then in turn order), horizontal then
-    /// vertical wall anchors, then each seat's walls left over the walls it started with,
-    /// spread over the whole plane.
+    /// The batched environment's planes, with each seat's walls left over the walls it
+    /// started with (the seats in the planes' order: `player` first).
     fn observe(&self, player: PlayerId, out: &mut Array3<f32>) {
         let n = self.settings().players as usize;
-        for (plane, seat) in seats_from(player, n).enumerate() {
-            if let Some(c) = self.pawn(seat) {
-                out[[plane, c.y as usize, c.x as usize]] = 1.0;
-            }
-            let start = self.settings().walls[seat];
-            let left = if start == 0 {
-                0.0
-            } else {
-                f32::from(self.walls_left(seat)) / f32::from(start)
-            };
-            out.index_axis_mut(numpy::ndarray::Axis(0), n + 2 + plane)
-                .fill(left);
-        }
-        for (wall, _) in self.walls() {
-            let plane = n + usize::from(wall.orientation.as_v());
-            out[[plane, wall.y as usize, wall.x as usize]] = 1.0;
-        }
+        let start = &self.settings().walls;
+        observe_scaled(self, player, out, |plane| match plane.checked_sub(n + 2) {
+            Some(k) => f32::from(start[(player + k) % n].max(1)),
+            None => 1.0,
+        });
     }
 
     fn render(&self) -> String {
