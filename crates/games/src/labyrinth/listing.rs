@@ -10,8 +10,11 @@
 //!   of its index. A push moves only its own line of the grid, which is put back afterwards.
 //! - A walk reads only the cells it reaches and their neighbours: a push on a line clear of all
 //!   of them leaves the princess the cells of the unpushed board, found once.
-//! - The pushes of one line differ only in the tile inserted: the line is walked once with the
-//!   inserted cell closed, and each rotation adds the cells the inserted tile joins to that walk.
+//! - The pushes of a line crossing those cells differ only in the tile inserted: the line is
+//!   walked once with the inserted cell closed, and each rotation adds the cells the inserted
+//!   tile joins to that walk.
+//! - A line beside them (none of them on it, some next to it) leaves them all reachable: the
+//!   walk grows only where a pushed tile meets one of them open towards it, from there.
 
 use super::board::{EAST, MAX_CELLS, NORTH, Push, SOUTH, WEST, class_of, pushed_cell};
 use super::{Action, Level};
