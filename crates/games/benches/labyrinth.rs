@@ -1,12 +1,14 @@
 //! Labyrinth engine speed: random playouts on generated level 1 with 2 and 4 players (reported
 //! in plies per second; every ply lists each valid push with every cell reachable after it),
 //! one flood fill, and the legal actions of the start position and of positions along a random
-//! match (where pushes on lines clear of the princess's cells reuse one walk).
+//! match (where pushes on lines clear of the princess's cells reuse one walk), on the level as
+//! generated and on the same level with three tiles in four turned into crosses (the princess
+//! reaches most of the board: long walks, every line crossing them).
 
 use std::hint::black_box;
 
 use arbiter_games::Game;
-use arbiter_games::labyrinth::{Labyrinth, reach};
+use arbiter_games::labyrinth::{Labyrinth, Level, reach};
 use arbiter_games::playout::random_playouts;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -55,11 +57,11 @@ fn bench_legal_actions(c: &mut Criterion) {
     });
 }
 
-/// Positions along a random 4-player match on level 1.
-fn along_a_match() -> Vec<Labyrinth> {
+/// Positions along a random 4-player match on `level`.
+fn along_a_match(level: Level) -> Vec<Labyrinth> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
-    let mut game = Labyrinth::generated(1, 4).unwrap();
+    let mut game = Labyrinth::new(level, 4).unwrap();
     let mut actions = Vec::new();
     let mut positions = Vec::new();
     while game.to_move().is_some() && positions.len() < 100 {
@@ -74,22 +76,42 @@ fn along_a_match() -> Vec<Labyrinth> {
     positions
 }
 
+/// Level 1 with three tiles in four (every cell whose index is not a multiple of 4) crosses.
+fn mostly_crosses() -> Level {
+    let mut level = Level::generate(1);
+    for (i, t) in level.tiles.iter_mut().enumerate() {
+        if i % 4 != 0 {
+            *t = 15;
+        }
+    }
+    level
+}
+
 fn bench_legal_actions_along(c: &mut Criterion) {
-    let positions = along_a_match();
     let mut actions = Vec::new();
     let mut group = c.benchmark_group("labyrinth");
-    group.throughput(Throughput::Elements(positions.len() as u64));
-    group.bench_function("legal_actions_level1_4p_along_a_match", |b| {
-        b.iter(|| {
-            positions
-                .iter()
-                .map(|game| {
-                    game.legal_actions(&mut actions);
-                    actions.len()
-                })
-                .sum::<usize>()
-        })
-    });
+    let levels = [
+        ("legal_actions_level1_4p_along_a_match", Level::generate(1)),
+        (
+            "legal_actions_level1_crosses_4p_along_a_match",
+            mostly_crosses(),
+        ),
+    ];
+    for (name, level) in levels {
+        let positions = along_a_match(level);
+        group.throughput(Throughput::Elements(positions.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                positions
+                    .iter()
+                    .map(|game| {
+                        game.legal_actions(&mut actions);
+                        actions.len()
+                    })
+                    .sum::<usize>()
+            })
+        });
+    }
     group.finish();
 }
 

@@ -13,6 +13,7 @@
 
 pub mod board;
 pub mod level;
+mod listing;
 mod record;
 mod wire;
 
@@ -725,45 +726,6 @@ fn name_token(s: PlayerId, name: &str) -> String {
     }
 }
 
-/// The rows and the columns (as bit sets) that hold a cell of `cells` or a neighbour of one;
-/// `coords` gives the column and row of each cell.
-fn lines_near(cells: &Reach, coords: &[(u8, u8)]) -> (u32, u32) {
-    let (mut rows, mut columns) = (0u32, 0u32);
-    for cell in cells.iter() {
-        let (x, y) = coords[cell];
-        rows |= 1 << y;
-        columns |= 1 << x;
-    }
-    let widen = |lines: u32| lines | lines << 1 | lines >> 1;
-    (widen(rows), widen(columns))
-}
-
-/// Whether `cell` or one of its neighbours is in `cells` (a neighbour across the end of a row
-/// counts too: a spare walk costs time, never a wrong answer).
-fn touches(cells: &Reach, cell: usize, width: usize) -> bool {
-    [
-        Some(cell),
-        cell.checked_sub(1),
-        Some(cell + 1),
-        cell.checked_sub(width),
-        Some(cell + width),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|c| cells.contains(c))
-}
-
-/// The cell where `push` inserts its tile.
-fn inserted_cell(width: usize, height: usize, push: Push) -> usize {
-    let k = push.k as usize;
-    match (push.c, push.p) {
-        (0, 1) => k * width,
-        (0, _) => k * width + width - 1,
-        (_, 1) => k,
-        _ => (height - 1) * width + k,
-    }
-}
-
 impl Game for Labyrinth {
     type Action = Action;
 
@@ -792,51 +754,9 @@ impl Game for Labyrinth {
         if self.end.is_some() {
             return;
         }
-        let (w, h) = (self.level.width, self.level.height);
         let s = self.seat_on_turn();
-        let mut pushes = Vec::with_capacity(4 * 2 * (w + h));
-        self.valid_pushes(&mut pushes);
-        let mut coords = [(0u8, 0u8); MAX_CELLS];
-        for (i, c) in coords[..w * h].iter_mut().enumerate() {
-            *c = ((i % w) as u8, (i / w) as u8);
-        }
-        let emit = |out: &mut Vec<Action>, push: Push, cells: &Reach| {
-            out.reserve(cells.len());
-            cells.for_each(|cell| {
-                let (x, y) = coords[cell];
-                out.push(Action::goto(push, x, y));
-            });
-        };
-        let mut scratch = [0u8; MAX_CELLS];
-        let tiles = &mut scratch[..w * h];
         let at = self.positions[s] as usize;
-        // The walk only reads the tiles of the cells it reaches and of their neighbours: a push
-        // on a line clear of all of them leaves the princess the same cells, found once. Pushes
-        // of one line differ only in the inserted tile, so the same holds for the next
-        // rotation when the inserted cell is clear of the cells the last one reached.
-        let still = reach(&self.tiles, w, h, at);
-        let (rows, columns) = lines_near(&still, &coords);
-        let mut last: Option<(Push, Reach)> = None;
-        for push in pushes {
-            let lines = if push.c == 0 { rows } else { columns };
-            if lines >> push.k & 1 == 0 {
-                emit(out, push, &still);
-                continue;
-            }
-            if let Some((before, cells)) = &last
-                && (before.c, before.p, before.k) == (push.c, push.p, push.k)
-                && !touches(cells, inserted_cell(w, h, push), w)
-            {
-                emit(out, push, cells);
-                continue;
-            }
-            tiles.copy_from_slice(&self.tiles);
-            push_tiles(tiles, w, h, push);
-            let (px, py) = pushed_cell(w, h, push, at % w, at / w);
-            let cells = reach(tiles, w, h, py * w + px);
-            emit(out, push, &cells);
-            last = Some((push, cells));
-        }
+        listing::list(&self.tiles, &self.level, at, self.extras[s], out);
     }
 
     fn check(&self, action: Action) -> Result<(), Illegal> {
