@@ -1,5 +1,6 @@
 //! Quoridor engine speed: random playouts (reported in plies per second), with and without walls;
-//! listing and playing actions on positions of the wall phase, where the kept shortest paths and
+//! listing and playing actions on positions of the pawn phase (no wall left to place), where the
+//! pawn-move generator alone decides, and of the wall phase, where the kept shortest paths and
 //! the wall-point union-find do their work; the wall-legality check on a mid-game position; and
 //! perft 3.
 
@@ -41,26 +42,65 @@ fn bench_playout(c: &mut Criterion) {
     group.finish();
 }
 
-/// Every position of a few random games while the player on turn still holds a wall, with the
-/// action the game went on with.
-fn wall_phase() -> Vec<(Quoridor, Action)> {
+/// Positions of a few random games, with the action the game went on with: while the player on
+/// turn still holds a wall (`walls`), or once nobody does.
+fn phase(walls: bool) -> Vec<(Quoridor, Action)> {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut actions = Vec::new();
     let mut positions = Vec::new();
     while positions.len() < 200 {
         let mut game = start();
-        while game.to_move().is_some() && game.walls_left(game.current()) > 0 {
+        while game.to_move().is_some() {
+            let holds = game.walls_left(game.current()) > 0;
+            if walls && !holds {
+                break;
+            }
             game.legal_actions(&mut actions);
             let pick = actions[rand::Rng::random_range(&mut rng, 0..actions.len())];
-            positions.push((game.clone(), pick));
+            let none_left = (0..2).all(|p| game.walls_left(p) == 0);
+            if walls || none_left {
+                positions.push((game.clone(), pick));
+            }
             game.apply_unchecked(pick);
         }
     }
     positions
 }
 
+/// Listing the pawn moves alone: every ply once the walls are all placed.
+fn bench_pawn_phase(c: &mut Criterion) {
+    let positions = phase(false);
+    let mut group = c.benchmark_group("quoridor");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    let mut actions = Vec::new();
+    group.bench_function("legal_actions_pawn_phase", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, _)| {
+                    black_box(game).legal_actions(&mut actions);
+                    actions[actions.len() - 1]
+                })
+                .fold(0usize, |n, a| n + usize::from(matches!(a, Action::Move(_))))
+        })
+    });
+    group.bench_function("clone_and_apply_pawn_phase", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, action)| {
+                    let mut after = game.clone();
+                    after.apply_unchecked(*action);
+                    after.tick()
+                })
+                .sum::<u32>()
+        })
+    });
+    group.finish();
+}
+
 fn bench_wall_phase(c: &mut Criterion) {
-    let positions = wall_phase();
+    let positions = phase(true);
     let mut group = c.benchmark_group("quoridor");
     group.throughput(Throughput::Elements(positions.len() as u64));
     let mut actions = Vec::new();
@@ -146,6 +186,7 @@ fn bench_perft(c: &mut Criterion) {
 criterion_group!(
     benches,
     bench_playout,
+    bench_pawn_phase,
     bench_wall_phase,
     bench_check_walls,
     bench_perft

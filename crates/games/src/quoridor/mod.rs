@@ -302,6 +302,10 @@ impl Settings {
 
 const NO_PAWN: Cell = Cell::new(u8::MAX, u8::MAX);
 
+/// The most pawn moves a player can have: a step or a jump in each direction, or two
+/// side-steps, and at most four distinct diagonal cells.
+const MAX_PAWN_MOVES: usize = 8;
+
 /// A 25×25 board has 2·25·24 cell edges and a wall blocks two that no other wall blocks.
 const HISTORY_CAP: usize = 600;
 
@@ -384,13 +388,6 @@ impl PartialEq for Quoridor {
 #[inline(always)]
 fn majority<const N: usize>(a: Bits<N>, b: Bits<N>, c: Bits<N>) -> Bits<N> {
     (a & b) | (a & c) | (b & c)
-}
-
-/// The `k`-th cell of a packed list of pawn moves.
-#[inline(always)]
-fn unpack_move(moves: u128, k: usize) -> Cell {
-    let key = moves >> (16 * k);
-    Cell::new(key as u8, (key >> 8) as u8)
 }
 
 /// The anchor of `i` when `magic = ceil(2^16 / m)`: exact for every index below 625.
@@ -744,46 +741,68 @@ impl Quoridor {
 
     #[inline(always)]
     fn for_each_pawn_move(&self, mut emit: impl FnMut(Cell)) {
-        let (moves, count) = self.packed_pawn_moves();
-        for k in 0..count {
-            emit(unpack_move(moves, k));
-        }
+        let mut slots = [Cell::new(0, 0); MAX_PAWN_MOVES];
+        let count = self.write_pawn_moves(&mut slots, |c| c);
+        slots[..count].iter().for_each(|&c| emit(c));
     }
 
-    /// The legal pawn moves of the player on turn (in `legal_actions` order), 16 bits each
-    /// (`x | y << 8`, see `unpack_move`), and how many there are. Packed in a register rather
-    /// than written to memory cell by cell: reading such a list back whole stalls the CPU.
+    /// Writes the legal pawn moves of the player on turn (in `legal_actions` order) to the first
+    /// slots, each as `make` turns it, and returns how many there are. Slots past the count may
+    /// be written too. Usually no pawn stands next to this one and the moves are the open steps:
+    /// then every step is written, each to the slot after the open steps before it, so that no
+    /// branch depends on the walls around the pawn (noise to the branch predictor in a random
+    /// game), and each move is one store the reader of that slot takes straight from.
     #[inline(always)]
-    fn packed_pawn_moves(&self) -> (u128, usize) {
+    fn write_pawn_moves<T: Copy>(
+        &self,
+        slots: &mut [T; MAX_PAWN_MOVES],
+        make: impl Fn(Cell) -> T,
+    ) -> usize {
         let me = self.pawns[self.current as usize];
         if me == NO_PAWN {
-            return (0, 0);
+            return 0;
         }
+        let open = self.open_dirs(me.x as i32, me.y as i32);
+        // The four neighbours, as `pawn_keys` writes cells; a step off the board wraps to a key
+        // no pawn has, and is closed anyway.
+        let mine = u16::from(me.x) | u16::from(me.y) << 8;
+        let steps = [
+            mine.wrapping_sub(1 << 8),
+            mine.wrapping_add(1),
+            mine.wrapping_add(1 << 8),
+            mine.wrapping_sub(1),
+        ];
+        let keys = self.pawn_keys();
+        let blocked = steps
+            .iter()
+            .enumerate()
+            .fold(0u8, |acc, (d, &s)| acc | u8::from(keys.contains(&s)) << d);
+        if blocked & open != 0 {
+            return self.write_pawn_moves_near(slots, make, open);
+        }
+        let mut count = 0;
+        for (d, &step) in steps.iter().enumerate() {
+            slots[count] = make(Cell::new(step as u8, (step >> 8) as u8));
+            count += usize::from(open >> d & 1);
+        }
+        count
+    }
+
+    /// `write_pawn_moves` when a pawn stands on an open neighbouring cell: jumps and side-steps.
+    #[inline(never)]
+    fn write_pawn_moves_near<T: Copy>(
+        &self,
+        slots: &mut [T; MAX_PAWN_MOVES],
+        make: impl Fn(Cell) -> T,
+        open: u8,
+    ) -> usize {
+        let me = self.pawns[self.current as usize];
         let (px, py) = (me.x as i32, me.y as i32);
         let at = |x: i32, y: i32| Cell::new(x as u8, y as u8);
         let keys = self.pawn_keys();
-        let open = self.open_dirs(px, py);
-        // Usually no pawn stands next to this one and the moves are the open steps. They are
-        // chosen without branches: in a random game the walls around a pawn are noise to the
-        // branch predictor.
-        let mine = keys[self.current as usize];
-        let near = keys.iter().fold(false, |near, &k| {
-            let dx = (k & 0xff).abs_diff(mine & 0xff);
-            let dy = (k >> 8).abs_diff(mine >> 8);
-            near | (dx + dy == 1)
-        });
-        let key = |x: i32, y: i32| u128::from(x as u8) | u128::from(y as u8) << 8;
-        let (mut moves, mut count) = (0u128, 0);
-        if !near {
-            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
-                let open = u128::from(open >> d & 1);
-                moves |= (key(px + dx, py + dy) * open) << (16 * count);
-                count += open as usize;
-            }
-            return (moves, count);
-        }
+        let mut count = 0;
         let mut emit = |c: Cell| {
-            moves |= key(c.x.into(), c.y.into()) << (16 * count);
+            slots[count] = make(c);
             count += 1;
         };
         let occupied = |x: i32, y: i32| {
@@ -817,7 +836,7 @@ impl Quoridor {
                 }
             }
         }
-        (moves, count)
+        count
     }
 
     /// Range, overlap and crossing; returns the anchor index.
@@ -1547,10 +1566,13 @@ impl Game for Quoridor {
     /// horizontal walls, then vertical walls, each by row then column.
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
-        let (moves, count) = self.packed_pawn_moves();
-        // A fixed-size copy then a cut: no loop whose length the branch predictor must guess.
-        let moves: [Action; 8] = std::array::from_fn(|k| Action::Move(unpack_move(moves, k)));
-        out.extend_from_slice(&moves);
+        // The moves are written in place: the pick reads one of them back from memory, and
+        // each is then a store of its own.
+        out.extend_from_slice(&[Action::Move(NO_PAWN); MAX_PAWN_MOVES]);
+        let slots: &mut [Action; MAX_PAWN_MOVES] = (&mut out[..MAX_PAWN_MOVES])
+            .try_into()
+            .expect("as many slots as moves");
+        let count = self.write_pawn_moves(slots, Action::Move);
         out.truncate(count);
         if self.walls_left[self.current as usize] > 0 {
             with_words!(self.words, push_walls(self, out));
@@ -1591,13 +1613,7 @@ impl Game for Quoridor {
                 let goal = self.is_goal(me, cell);
                 self.finish_turn(goal);
             }
-            Action::Wall(wall) => {
-                let anchor = wall.y as usize * self.m as usize + wall.x as usize;
-                self.put_wall(anchor, wall.orientation, me);
-                self.walls_left[me] = self.walls_left[me].saturating_sub(1);
-                self.cut_paths(anchor, wall.orientation);
-                self.finish_turn(false);
-            }
+            Action::Wall(wall) => self.apply_wall(wall),
         }
     }
     fn is_stuck(&self) -> bool {
@@ -1651,6 +1667,18 @@ impl Game for Quoridor {
 }
 
 impl Quoridor {
+    /// The wall half of `apply_unchecked`, kept out of it: its registers would make every pawn
+    /// move save and restore them.
+    #[inline(never)]
+    fn apply_wall(&mut self, wall: Wall) {
+        let me = self.current as usize;
+        let anchor = wall.y as usize * self.m as usize + wall.x as usize;
+        self.put_wall(anchor, wall.orientation, me);
+        self.walls_left[me] = self.walls_left[me].saturating_sub(1);
+        self.cut_paths(anchor, wall.orientation);
+        self.finish_turn(false);
+    }
+
     /// A uniformly random legal pawn move; a uniformly random legal wall if there is none.
     pub fn random_fallback(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
         use rand::Rng;
