@@ -166,6 +166,14 @@ fn bench_check_walls(c: &mut Criterion) {
                 .count()
         })
     });
+    // The path searches: each ends by taking the first goal cell reached.
+    c.bench_function("quoridor/shortest_paths_mid_game", |b| {
+        b.iter(|| {
+            (0..2)
+                .map(|p| black_box(&game).shortest_path(p).len())
+                .sum::<usize>()
+        })
+    });
     let mut actions = Vec::new();
     c.bench_function("quoridor/legal_actions_mid_game", |b| {
         b.iter(|| {

@@ -1089,7 +1089,7 @@ fn shortest_path_impl<const N: usize>(q: &Quoridor, player: PlayerId, start: usi
         layers.push(last);
     }
     let m = q.m as usize;
-    let Some(mut c) = (last & goal).nth(0) else {
+    let Some(mut c) = (last & goal).first() else {
         return Vec::new();
     };
     let mut path = vec![q.cell(c)];
@@ -1366,7 +1366,7 @@ fn search_path<const N: usize>(open: &Open<N>, pawn: usize, goal: Bits<N>) -> Pa
     }
     let (mut s, mut e) = (Bits::<N>::ZERO, Bits::<N>::ZERO);
     let m = open.m as usize;
-    let mut c = (layers[d] & goal).nth(0).expect("the goal was reached");
+    let mut c = (layers[d] & goal).first().expect("the goal was reached");
     // Walk back from the goal, each time to a cell one step nearer the pawn.
     for k in (0..d).rev() {
         let before = layers[k];
@@ -1437,16 +1437,19 @@ impl<const N: usize> Guard<N> {
         }
         let hit_s = self.s & blocked_s;
         let hit_e = self.e & blocked_e;
-        let (c, c2) = match (hit_s | hit_e).count() {
-            0 => return true,
-            1 => {
-                let m = open.m as usize;
-                match (hit_s.nth(0), hit_e.nth(0)) {
-                    (Some(c), _) => (c, c + m),
-                    (_, Some(c)) => (c, c + 1),
-                    _ => return open.reaches(self.pawn, self.goal),
-                }
-            }
+        // Which edges of the wall the path crosses, told apart without counting bits (this
+        // build's target has no population-count instruction).
+        let hits = hit_s | hit_e;
+        if hits.is_zero() {
+            return true;
+        }
+        if !hits.is_single() {
+            return open.reaches(self.pawn, self.goal);
+        }
+        let m = open.m as usize;
+        let (c, c2) = match (hit_s.first(), hit_e.first()) {
+            (Some(c), _) => (c, c + m),
+            (_, Some(c)) => (c, c + 1),
             _ => return open.reaches(self.pawn, self.goal),
         };
         // An edge off every loop of walls leaves its two cells joined: the path has a detour.
@@ -1526,7 +1529,8 @@ fn push_walls<const N: usize>(q: &Quoridor, out: &mut Vec<Action>) {
     let (h, v) = legal_wall_sets::<N>(q);
     let table = &WALL_ACTIONS[(q.m - MIN_BOARD) as usize / 2];
     let (horizontal, vertical) = table.split_at(MAX_CELLS);
-    out.reserve((h.count() + v.count()) as usize);
+    // No `reserve`: the list is reused from ply to ply and soon holds every wall, and counting
+    // the walls first would cost more than the check each push makes.
     h.for_each(|a| out.push(horizontal[a]));
     v.for_each(|a| out.push(vertical[a]));
 }
