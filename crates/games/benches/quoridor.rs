@@ -115,6 +115,15 @@ fn bench_wall_phase(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
+    // The legal wall sets alone, without writing the list: the loop floods and the path checks.
+    group.bench_function("count_legal_actions_wall_phase", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, _)| black_box(game).count_legal_actions())
+                .sum::<usize>()
+        })
+    });
     group.bench_function("clone_and_apply_wall_phase", |b| {
         b.iter(|| {
             positions
