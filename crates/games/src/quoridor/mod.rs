@@ -763,10 +763,18 @@ impl Quoridor {
             mine.wrapping_sub(1),
         ];
         let keys = self.pawn_keys();
-        let blocked = steps
-            .iter()
-            .enumerate()
-            .fold(0u8, |acc, (d, &s)| acc | u8::from(keys.contains(&s)) << d);
+        let on = |others: &[u16]| {
+            steps
+                .iter()
+                .enumerate()
+                .fold(0u8, |acc, (d, &s)| acc | u8::from(others.contains(&s)) << d)
+        };
+        // With two players only the other pawn can stand in the way.
+        let blocked = if self.n == 2 {
+            on(&keys[1 - self.current as usize..][..1])
+        } else {
+            on(&keys)
+        };
         if blocked & open != 0 {
             return self.write_pawn_moves_near(slots, make, open);
         }
