@@ -10,7 +10,8 @@ use arbiter_games::Game;
 use arbiter_games::perft::perft;
 use arbiter_games::playout::random_playouts;
 use arbiter_games::quoridor::{Action, Orientation, Quoridor, Settings, Wall};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -67,6 +68,26 @@ fn phase(walls: bool) -> Vec<(Quoridor, Action)> {
     positions
 }
 
+/// Copying each position and playing the action the game went on with (copy-make, as searches do).
+fn bench_clone_and_apply(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    positions: &[(Quoridor, Action)],
+) {
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, action)| {
+                    let mut after = game.clone();
+                    after.apply_unchecked(*action);
+                    after.tick()
+                })
+                .sum::<u32>()
+        })
+    });
+}
+
 /// Listing the pawn moves alone: every ply once the walls are all placed.
 fn bench_pawn_phase(c: &mut Criterion) {
     let positions = phase(false);
@@ -84,18 +105,7 @@ fn bench_pawn_phase(c: &mut Criterion) {
                 .fold(0usize, |n, a| n + usize::from(matches!(a, Action::Move(_))))
         })
     });
-    group.bench_function("clone_and_apply_pawn_phase", |b| {
-        b.iter(|| {
-            positions
-                .iter()
-                .map(|(game, action)| {
-                    let mut after = game.clone();
-                    after.apply_unchecked(*action);
-                    after.tick()
-                })
-                .sum::<u32>()
-        })
-    });
+    bench_clone_and_apply(&mut group, "clone_and_apply_pawn_phase", &positions);
     group.finish();
 }
 
@@ -124,18 +134,7 @@ fn bench_wall_phase(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
-    group.bench_function("clone_and_apply_wall_phase", |b| {
-        b.iter(|| {
-            positions
-                .iter()
-                .map(|(game, action)| {
-                    let mut after = game.clone();
-                    after.apply_unchecked(*action);
-                    after.tick()
-                })
-                .sum::<u32>()
-        })
-    });
+    bench_clone_and_apply(&mut group, "clone_and_apply_wall_phase", &positions);
     group.finish();
 }
 
