@@ -1,5 +1,6 @@
 //! Quoridor engine speed: random playouts (reported in plies per second), with and without walls;
-//! listing and playing actions on positions of the wall phase, where the kept shortest paths and
+//! listing and playing actions on positions of the pawn phase (no wall left to place), where the
+//! pawn-move generator alone decides, and of the wall phase, where the kept shortest paths and
 //! the wall-point union-find do their work; the wall-legality check on a mid-game position; and
 //! perft 3.
 
@@ -9,7 +10,8 @@ use arbiter_games::Game;
 use arbiter_games::perft::perft;
 use arbiter_games::playout::random_playouts;
 use arbiter_games::quoridor::{Action, Orientation, Quoridor, Settings, Wall};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -41,26 +43,74 @@ fn bench_playout(c: &mut Criterion) {
     group.finish();
 }
 
-/// Every position of a few random games while the player on turn still holds a wall, with the
-/// action the game went on with.
-fn wall_phase() -> Vec<(Quoridor, Action)> {
+/// Positions of a few random games, with the action the game went on with: while the player on
+/// turn still holds a wall (`walls`), or once nobody does.
+fn phase(walls: bool) -> Vec<(Quoridor, Action)> {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut actions = Vec::new();
     let mut positions = Vec::new();
     while positions.len() < 200 {
         let mut game = start();
-        while game.to_move().is_some() && game.walls_left(game.current()) > 0 {
+        while game.to_move().is_some() {
+            let holds = game.walls_left(game.current()) > 0;
+            if walls && !holds {
+                break;
+            }
             game.legal_actions(&mut actions);
             let pick = actions[rand::Rng::random_range(&mut rng, 0..actions.len())];
-            positions.push((game.clone(), pick));
+            let none_left = (0..2).all(|p| game.walls_left(p) == 0);
+            if walls || none_left {
+                positions.push((game.clone(), pick));
+            }
             game.apply_unchecked(pick);
         }
     }
     positions
 }
 
+/// Copying each position and playing the action the game went on with (copy-make, as searches do).
+fn bench_clone_and_apply(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    positions: &[(Quoridor, Action)],
+) {
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, action)| {
+                    let mut after = game.clone();
+                    after.apply_unchecked(*action);
+                    after.tick()
+                })
+                .sum::<u32>()
+        })
+    });
+}
+
+/// Listing the pawn moves alone: every ply once the walls are all placed.
+fn bench_pawn_phase(c: &mut Criterion) {
+    let positions = phase(false);
+    let mut group = c.benchmark_group("quoridor");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    let mut actions = Vec::new();
+    group.bench_function("legal_actions_pawn_phase", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|(game, _)| {
+                    black_box(game).legal_actions(&mut actions);
+                    actions[actions.len() - 1]
+                })
+                .fold(0usize, |n, a| n + usize::from(matches!(a, Action::Move(_))))
+        })
+    });
+    bench_clone_and_apply(&mut group, "clone_and_apply_pawn_phase", &positions);
+    group.finish();
+}
+
 fn bench_wall_phase(c: &mut Criterion) {
-    let positions = wall_phase();
+    let positions = phase(true);
     let mut group = c.benchmark_group("quoridor");
     group.throughput(Throughput::Elements(positions.len() as u64));
     let mut actions = Vec::new();
@@ -75,18 +125,16 @@ fn bench_wall_phase(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
-    group.bench_function("clone_and_apply_wall_phase", |b| {
+    // The legal wall sets alone, without writing the list: the loop floods and the path checks.
+    group.bench_function("count_legal_actions_wall_phase", |b| {
         b.iter(|| {
             positions
                 .iter()
-                .map(|(game, action)| {
-                    let mut after = game.clone();
-                    after.apply_unchecked(*action);
-                    after.tick()
-                })
-                .sum::<u32>()
+                .map(|(game, _)| black_box(game).count_legal_actions())
+                .sum::<usize>()
         })
     });
+    bench_clone_and_apply(&mut group, "clone_and_apply_wall_phase", &positions);
     group.finish();
 }
 
@@ -126,6 +174,14 @@ fn bench_check_walls(c: &mut Criterion) {
                 .count()
         })
     });
+    // The path searches: each ends by taking the first goal cell reached.
+    c.bench_function("quoridor/shortest_paths_mid_game", |b| {
+        b.iter(|| {
+            (0..2)
+                .map(|p| black_box(&game).shortest_path(p).len())
+                .sum::<usize>()
+        })
+    });
     let mut actions = Vec::new();
     c.bench_function("quoridor/legal_actions_mid_game", |b| {
         b.iter(|| {
@@ -146,6 +202,7 @@ fn bench_perft(c: &mut Criterion) {
 criterion_group!(
     benches,
     bench_playout,
+    bench_pawn_phase,
     bench_wall_phase,
     bench_check_walls,
     bench_perft

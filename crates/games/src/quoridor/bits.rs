@@ -113,6 +113,24 @@ impl<const N: usize> Bits<N> {
         }
     }
 
+    /// The index of the lowest set bit, if any.
+    #[inline(always)]
+    pub fn first(self) -> Option<usize> {
+        let wi = self.0.iter().position(|&w| w != 0)?;
+        Some(wi * 64 + self.0[wi].trailing_zeros() as usize)
+    }
+
+    /// Whether exactly one bit is set.
+    #[inline(always)]
+    pub fn is_single(self) -> bool {
+        let mut ones = 0u32;
+        for w in self.0 {
+            // 0 for an empty word, 1 for a word with one bit, 2 for more.
+            ones += u32::from(w != 0) + u32::from(w & w.wrapping_sub(1) != 0);
+        }
+        ones == 1
+    }
+
     /// The index of the `k`-th set bit (0-based), if there are that many.
     pub fn nth(self, mut k: u32) -> Option<usize> {
         for (wi, mut w) in self.0.into_iter().enumerate() {
@@ -296,6 +314,10 @@ mod tests {
         assert!(s.get(69) && s.count() == 1);
         assert_eq!(b.nth(1), Some(127));
         assert_eq!(b.nth(2), None);
+        assert_eq!(b.first(), Some(63));
+        assert_eq!(Bits::<3>::ZERO.first(), None);
+        assert!(!b.is_single() && Bits::<3>::single(130).is_single());
+        assert!(!Bits::<3>::ZERO.is_single() && !Bits::<1>([6]).is_single());
     }
 
     #[test]

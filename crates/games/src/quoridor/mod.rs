@@ -7,13 +7,11 @@
 //! Legal walls are found in bulk: overlap and crossing are a few shifts of the wall sets. The
 //! path rule is the costly part, and a new wall can only cut the board in two if it closes a loop
 //! of walls (with the border as one node): that needs two of its three points (ends and middle)
-//! to be connected already. A flood over wall points finds the candidates that could. Of those,
-//! only a wall across a pawn's current shortest path needs a flood fill, and that fill looks for
-//! a detour around the blocked edge rather than a whole new path. Whether there is one is
-//! known without a fill: the position keeps which wall points walls join (a union-find), and a
-//! blocked edge separates its two cells exactly when the wall closes a loop through it. Only
-//! then do two fills, one from each end of the edge, decide whether the pawn's side still holds
-//! a goal cell. The shortest paths live in the position from ply to ply: they are searched
+//! to be connected already, and a blocked edge separates its two cells exactly when the wall
+//! closes a loop through it. Floods over wall points find, for every free wall at once, which of
+//! its two edges would lie on a loop (see `loop_edges`). Of those walls, only one across a pawn's
+//! current shortest path needs a look, and for an edge on a loop two fills, one from each end of
+//! the blocked edge, decide whether the pawn's side still holds a goal cell. The shortest paths live in the position from ply to ply: they are searched
 //! again only when a pawn leaves its path or a wall cuts it, and not at all once no player has
 //! a wall left.
 
@@ -304,6 +302,10 @@ impl Settings {
 
 const NO_PAWN: Cell = Cell::new(u8::MAX, u8::MAX);
 
+/// The most pawn moves a player can have: a step or a jump in each direction, or two
+/// side-steps, and at most four distinct diagonal cells.
+const MAX_PAWN_MOVES: usize = 8;
+
 /// A 25×25 board has 2·25·24 cell edges and a wall blocks two that no other wall blocks.
 const HISTORY_CAP: usize = 600;
 
@@ -330,8 +332,6 @@ pub struct Quoridor {
     /// One shortest path per player, kept across plies: a new wall needs a path search only
     /// for the players whose path it crosses (see `legal_wall_sets`).
     paths: [Path; 4],
-    /// The wall points joined by walls, as a union-find forest (see `WallPoints`).
-    points: WallPoints,
     tick: u32,
     max_ticks: u32,
     /// `NO_PAWN` once eliminated.
@@ -381,18 +381,6 @@ impl PartialEq for Quoridor {
             && self.history[..self.history_len as usize]
                 == other.history[..other.history_len as usize]
     }
-}
-
-#[inline(always)]
-fn majority<const N: usize>(a: Bits<N>, b: Bits<N>, c: Bits<N>) -> Bits<N> {
-    (a & b) | (a & c) | (b & c)
-}
-
-/// The `k`-th cell of a packed list of pawn moves.
-#[inline(always)]
-fn unpack_move(moves: u128, k: usize) -> Cell {
-    let key = moves >> (16 * k);
-    Cell::new(key as u8, (key >> 8) as u8)
 }
 
 /// The anchor of `i` when `magic = ceil(2^16 / m)`: exact for every index below 625.
@@ -478,7 +466,6 @@ impl Quoridor {
             closed_s: mk.row_last,
             closed_e: mk.col_last,
             paths: [Path::STALE; 4],
-            points: WallPoints::new(),
             tick: 0,
             max_ticks: settings.max_ticks,
             pawns,
@@ -746,46 +733,76 @@ impl Quoridor {
 
     #[inline(always)]
     fn for_each_pawn_move(&self, mut emit: impl FnMut(Cell)) {
-        let (moves, count) = self.packed_pawn_moves();
-        for k in 0..count {
-            emit(unpack_move(moves, k));
-        }
+        let mut slots = [Cell::new(0, 0); MAX_PAWN_MOVES];
+        let count = self.write_pawn_moves(&mut slots, |c| c);
+        slots[..count].iter().for_each(|&c| emit(c));
     }
 
-    /// The legal pawn moves of the player on turn (in `legal_actions` order), 16 bits each
-    /// (`x | y << 8`, see `unpack_move`), and how many there are. Packed in a register rather
-    /// than written to memory cell by cell: reading such a list back whole stalls the CPU.
+    /// Writes the legal pawn moves of the player on turn (in `legal_actions` order) to the first
+    /// slots, each as `make` turns it, and returns how many there are. Slots past the count may
+    /// be written too. Usually no pawn stands next to this one and the moves are the open steps:
+    /// then every step is written, each to the slot after the open steps before it, so that no
+    /// branch depends on the walls around the pawn (noise to the branch predictor in a random
+    /// game), and each move is one store the reader of that slot takes straight from.
     #[inline(always)]
-    fn packed_pawn_moves(&self) -> (u128, usize) {
+    fn write_pawn_moves<T: Copy>(
+        &self,
+        slots: &mut [T; MAX_PAWN_MOVES],
+        make: impl Fn(Cell) -> T,
+    ) -> usize {
         let me = self.pawns[self.current as usize];
         if me == NO_PAWN {
-            return (0, 0);
+            return 0;
         }
+        let open = self.open_dirs(me.x as i32, me.y as i32);
+        // The four neighbours, as `pawn_keys` writes cells; a step off the board wraps to a key
+        // no pawn has, and is closed anyway.
+        let mine = u16::from(me.x) | u16::from(me.y) << 8;
+        let steps = [
+            mine.wrapping_sub(1 << 8),
+            mine.wrapping_add(1),
+            mine.wrapping_add(1 << 8),
+            mine.wrapping_sub(1),
+        ];
+        let keys = self.pawn_keys();
+        let on = |others: &[u16]| {
+            steps
+                .iter()
+                .enumerate()
+                .fold(0u8, |acc, (d, &s)| acc | u8::from(others.contains(&s)) << d)
+        };
+        // With two players only the other pawn can stand in the way.
+        let blocked = if self.n == 2 {
+            on(&keys[1 - self.current as usize..][..1])
+        } else {
+            on(&keys)
+        };
+        if blocked & open != 0 {
+            return self.write_pawn_moves_near(slots, make, open);
+        }
+        let mut count = 0;
+        for (d, &step) in steps.iter().enumerate() {
+            slots[count] = make(Cell::new(step as u8, (step >> 8) as u8));
+            count += usize::from(open >> d & 1);
+        }
+        count
+    }
+
+    /// `write_pawn_moves` when a pawn stands on an open neighbouring cell: jumps and side-steps.
+    #[inline(never)]
+    fn write_pawn_moves_near<T: Copy>(
+        &self,
+        slots: &mut [T; MAX_PAWN_MOVES],
+        make: impl Fn(Cell) -> T,
+        open: u8,
+    ) -> usize {
+        let me = self.pawns[self.current as usize];
         let (px, py) = (me.x as i32, me.y as i32);
         let at = |x: i32, y: i32| Cell::new(x as u8, y as u8);
         let keys = self.pawn_keys();
-        let open = self.open_dirs(px, py);
-        // Usually no pawn stands next to this one and the moves are the open steps. They are
-        // chosen without branches: in a random game the walls around a pawn are noise to the
-        // branch predictor.
-        let mine = keys[self.current as usize];
-        let near = keys.iter().fold(false, |near, &k| {
-            let dx = (k & 0xff).abs_diff(mine & 0xff);
-            let dy = (k >> 8).abs_diff(mine >> 8);
-            near | (dx + dy == 1)
-        });
-        let key = |x: i32, y: i32| u128::from(x as u8) | u128::from(y as u8) << 8;
-        let (mut moves, mut count) = (0u128, 0);
-        if !near {
-            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
-                let open = u128::from(open >> d & 1);
-                moves |= (key(px + dx, py + dy) * open) << (16 * count);
-                count += open as usize;
-            }
-            return (moves, count);
-        }
+        let mut count = 0;
         let mut emit = |c: Cell| {
-            moves |= key(c.x.into(), c.y.into()) << (16 * count);
+            slots[count] = make(c);
             count += 1;
         };
         let occupied = |x: i32, y: i32| {
@@ -819,7 +836,7 @@ impl Quoridor {
                 }
             }
         }
-        (moves, count)
+        count
     }
 
     /// Range, overlap and crossing; returns the anchor index.
@@ -853,9 +870,6 @@ impl Quoridor {
 
     fn put_wall(&mut self, anchor: usize, orientation: Orientation, who: PlayerId) {
         let mut entry = anchor as u16 | (who as u16) << 11;
-        let [first, middle, last] = self.wall_points(anchor, orientation);
-        self.points.join(first, middle);
-        self.points.join(middle, last);
         match orientation {
             Orientation::Horizontal => {
                 words_set(&mut self.h, anchor);
@@ -909,55 +923,6 @@ impl Quoridor {
             Side::Top => &mk.row_first,
             Side::Right => &mk.col_last,
         }
-    }
-
-    /// The points a wall runs through, as `WallPoints` names them: the end nearest `(0, 0)`,
-    /// the middle, the far end.
-    #[inline(always)]
-    fn wall_points(&self, anchor: usize, orientation: Orientation) -> [u16; 3] {
-        let m = self.m as usize;
-        let mk = masks(self.m);
-        // The edge masks stand in for `x == 0`, `x + 2 == m` and the like: no division.
-        let (before, after, first, last) = match orientation {
-            Orientation::Horizontal => (
-                anchor.wrapping_sub(1),
-                anchor + 1,
-                &mk.col_first,
-                &mk.col_last,
-            ),
-            Orientation::Vertical => (
-                anchor.wrapping_sub(m),
-                anchor + m,
-                &mk.row_first,
-                &mk.row_last,
-            ),
-        };
-        let border = WallPoints::BORDER;
-        [
-            if words_get(first, anchor) {
-                border
-            } else {
-                before as u16
-            },
-            anchor as u16,
-            if words_get(last, after) {
-                border
-            } else {
-                after as u16
-            },
-        ]
-    }
-
-    /// Whether the two edges a new wall at `anchor` would block (the one nearer `(0, 0)` first)
-    /// each lie on a loop of walls, the board's edge counting as one point. Blocking an edge
-    /// separates its two cells exactly when it does (a cut of the grid is a loop of its dual).
-    #[inline(always)]
-    fn closes_loops(&self, anchor: usize, orientation: Orientation) -> (bool, bool) {
-        let [first, middle, last] = self
-            .wall_points(anchor, orientation)
-            .map(|p| self.points.root(p));
-        let ends = first == last;
-        (ends || first == middle, ends || middle == last)
     }
 
     /// The guard of `player`'s path: the kept path when it is current, else a fresh search.
@@ -1072,7 +1037,7 @@ fn shortest_path_impl<const N: usize>(q: &Quoridor, player: PlayerId, start: usi
         layers.push(last);
     }
     let m = q.m as usize;
-    let Some(mut c) = (last & goal).nth(0) else {
+    let Some(mut c) = (last & goal).first() else {
         return Vec::new();
     };
     let mut path = vec![q.cell(c)];
@@ -1133,69 +1098,120 @@ fn legal_wall_sets<const N: usize>(q: &Quoridor) -> (Bits<N>, Bits<N>) {
     if h.is_zero() && v.is_zero() {
         return (hfree, vfree);
     }
-    let (hflag, vflag) = walls_that_may_cut(mk, h, v, hfree, vfree, m);
-    if hflag.is_zero() && vflag.is_zero() {
+    let loops = loop_edges(mk, h, v, hfree, vfree, m);
+    if loops.is_empty() {
         return (hfree, vfree);
     }
-    drop_cutting_walls(q, hflag, vflag, &mut hfree, &mut vfree);
+    drop_cutting_walls(q, &loops, &mut hfree, &mut vfree);
     (hfree, vfree)
 }
 
-/// Of the free wall anchors `hfree` and `vfree`, those whose wall may cut a path: it touches
-/// wall points linked to the border at both ends, or points of walls not linked to it.
+/// For every free wall, which of the two edges it would block lie on a loop of walls, the board's
+/// edge counting as one point: bit `a` of `h[0]` for the edge of the horizontal wall at `a`
+/// nearer `(0, 0)`, of `h[1]` for the other, `v` likewise. Blocking an edge separates its two
+/// cells exactly when it lies on such a loop (a cut of the grid is a loop of its dual), so the
+/// walls of no set cut anybody off.
+struct LoopEdges<const N: usize> {
+    h: [Bits<N>; 2],
+    v: [Bits<N>; 2],
+}
+
+impl<const N: usize> LoopEdges<N> {
+    fn is_empty(&self) -> bool {
+        (self.h[0] | self.h[1] | self.v[0] | self.v[1]).is_zero()
+    }
+
+    /// Adds the loops through one connected group of wall points: `first`, `middle`, `last`
+    /// hold the anchors whose wall has that point in the group, for each orientation.
+    #[inline(always)]
+    fn add(&mut self, h: [Bits<N>; 3], v: [Bits<N>; 3], hfree: Bits<N>, vfree: Bits<N>) {
+        // A wall closes a loop when two of its points are in the group: through its first edge
+        // when those are the first and another, through its second when the last and another.
+        for (edges, [first, middle, last], free) in
+            [(&mut self.h, h, hfree), (&mut self.v, v, vfree)]
+        {
+            let ends = first & last;
+            edges[0] |= free & (ends | (first & middle));
+            edges[1] |= free & (ends | (middle & last));
+        }
+    }
+}
+
+/// The loops the free walls `hfree` and `vfree` would close, found by floods over wall points.
 #[inline(always)]
-fn walls_that_may_cut<const N: usize>(
+fn loop_edges<const N: usize>(
     mk: &Masks,
     h: Bits<N>,
     v: Bits<N>,
     hfree: Bits<N>,
     vfree: Bits<N>,
     m: u32,
-) -> (Bits<N>, Bits<N>) {
+) -> LoopEdges<N> {
     // Wall points share the anchor index space: point `(px, py)` with `1 <= px, py <= M-1` has
     // the index of anchor `(px-1, py-1)`. Border points land on the last column and row (and
     // off the set for the top and left edges, which the `first` masks stand in for).
     let col_first = Bits::<N>::load(&mk.col_first);
     let row_first = Bits::<N>::load(&mk.row_first);
     let border = Bits::<N>::load(&mk.col_last) | Bits::load(&mk.row_last);
-    let points = h | h.shl(1) | h.shr(1) | v | v.shl(m) | v.shr(m);
     let seg_e = h | h.shr(1);
     let seg_s = v | v.shr(m);
-    let mut linked = border | (h & col_first) | (v & row_first);
-    loop {
-        let next = linked
-            | (linked & seg_e).shl(1)
-            | (linked.shr(1) & seg_e)
-            | (linked & seg_s).shl(m)
-            | (linked.shr(m) & seg_s);
-        if next == linked {
-            break;
+    let flood = |mut points: Bits<N>| loop {
+        let next = points
+            | (points & seg_e).shl(1)
+            | (points.shr(1) & seg_e)
+            | (points & seg_s).shl(m)
+            | (points.shr(m) & seg_s);
+        if next == points {
+            return points;
         }
-        linked = next;
+        points = next;
+    };
+    let mut loops = LoopEdges {
+        h: [Bits::ZERO; 2],
+        v: [Bits::ZERO; 2],
+    };
+    let linked = flood(border | (h & col_first) | (v & row_first));
+    loops.add(
+        [linked.shl(1) | col_first, linked, linked.shr(1)],
+        [linked.shl(m) | row_first, linked, linked.shr(m)],
+        hfree,
+        vfree,
+    );
+    // Off the border, a loop needs a group of two walls or more, and such a group has a point
+    // two walls share: the two points of one wall that a free wall might touch lie on the
+    // wall's own line, where touching both means overlapping it. So only the groups through a
+    // shared point are flooded, one by one.
+    let (mut once, mut twice) = (Bits::<N>::ZERO, Bits::<N>::ZERO);
+    for points in [h.shr(1), h, h.shl(1), v.shr(m), v, v.shl(m)] {
+        twice |= once & points;
+        once |= points;
     }
-    // Points on walls not linked to the border: two of them may or may not be linked to each
-    // other, so treat them as linked (the flood fill below decides).
-    let floating = points.andn(linked);
-    let hflag = hfree
-        & (majority(linked.shl(1) | col_first, linked, linked.shr(1))
-            | majority(floating.shl(1), floating, floating.shr(1)));
-    let vflag = vfree
-        & (majority(linked.shl(m) | row_first, linked, linked.shr(m))
-            | majority(floating.shl(m), floating, floating.shr(m)));
-    (hflag, vflag)
+    let mut shared = twice.andn(linked);
+    while let Some(seed) = shared.first() {
+        let group = flood(Bits::single(seed));
+        shared = shared.andn(group);
+        loops.add(
+            [group.shl(1), group, group.shr(1)],
+            [group.shl(m), group, group.shr(m)],
+            hfree,
+            vfree,
+        );
+    }
+    loops
 }
 
-/// Takes out of `hfree` and `vfree` the walls of `hflag` and `vflag` that would leave a player
-/// without a way to its goal.
+/// Takes out of `hfree` and `vfree` the walls that close a loop of `loops` and would leave a
+/// player without a way to its goal.
 #[inline(always)]
 fn drop_cutting_walls<const N: usize>(
     q: &Quoridor,
-    hflag: Bits<N>,
-    vflag: Bits<N>,
+    loops: &LoopEdges<N>,
     hfree: &mut Bits<N>,
     vfree: &mut Bits<N>,
 ) {
     let m = q.m as u32;
+    let hflag = loops.h[0] | loops.h[1];
+    let vflag = loops.v[0] | loops.v[1];
     let open = q.open_sets::<N>();
     // A flagged wall can only cut off a player if it blocks that player's current shortest
     // path; one path per player spares most of the flood fills.
@@ -1221,72 +1237,28 @@ fn drop_cutting_walls<const N: usize>(
     let m = m as usize;
     (hflag & hcut).for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + 1);
-        let loops = q.closes_loops(a, Orientation::Horizontal);
+        let on_loops = (loops.h[0].get(a), loops.h[1].get(a));
         let mut o = open;
         o.s = o.s.andn(edges);
         if !guards
             .iter()
-            .all(|g| g.survives(&o, edges, Bits::ZERO, a, loops))
+            .all(|g| g.survives(&o, edges, Bits::ZERO, a, on_loops))
         {
             *hfree = hfree.andn(Bits::single(a));
         }
     });
     (vflag & vcut).for_each(|a| {
         let edges = Bits::single(a) | Bits::single(a + m);
-        let loops = q.closes_loops(a, Orientation::Vertical);
+        let on_loops = (loops.v[0].get(a), loops.v[1].get(a));
         let mut o = open;
         o.e = o.e.andn(edges);
         if !guards
             .iter()
-            .all(|g| g.survives(&o, Bits::ZERO, edges, a, loops))
+            .all(|g| g.survives(&o, Bits::ZERO, edges, a, on_loops))
         {
             *vfree = vfree.andn(Bits::single(a));
         }
     });
-}
-
-/// Union-find over wall points: interior point `(px, py)` of the grid lines is named by the
-/// anchor index of `(px - 1, py - 1)`, and every point on the board's edge is the one point
-/// `BORDER`. Two points share a root when walls join them. No path compression (lookups go
-/// through `&self`); joins hang the root with the lower name under the other, so every walk
-/// ends at the border quickly once walls reach it.
-#[derive(Clone, Copy)]
-struct WallPoints {
-    parent: [u16; MAX_CELLS + 1],
-}
-
-impl WallPoints {
-    const BORDER: u16 = MAX_CELLS as u16;
-
-    fn new() -> WallPoints {
-        let mut parent = [0; MAX_CELLS + 1];
-        for (i, p) in parent.iter_mut().enumerate() {
-            *p = i as u16;
-        }
-        WallPoints { parent }
-    }
-
-    #[inline(always)]
-    fn root(&self, mut point: u16) -> u16 {
-        while self.parent[point as usize] != point {
-            point = self.parent[point as usize];
-        }
-        point
-    }
-
-    fn join(&mut self, a: u16, b: u16) {
-        let (ra, rb) = (self.root(a), self.root(b));
-        let root = ra.max(rb);
-        self.parent[ra.min(rb) as usize] = root;
-        // Both walks now point straight at the root, which keeps later lookups short.
-        for mut point in [a, b] {
-            while point != root {
-                let next = self.parent[point as usize];
-                self.parent[point as usize] = root;
-                point = next;
-            }
-        }
-    }
 }
 
 /// Longest shortest path followed; a longer one (only on big, winding boards) makes every
@@ -1349,7 +1321,7 @@ fn search_path<const N: usize>(open: &Open<N>, pawn: usize, goal: Bits<N>) -> Pa
     }
     let (mut s, mut e) = (Bits::<N>::ZERO, Bits::<N>::ZERO);
     let m = open.m as usize;
-    let mut c = (layers[d] & goal).nth(0).expect("the goal was reached");
+    let mut c = (layers[d] & goal).first().expect("the goal was reached");
     // Walk back from the goal, each time to a cell one step nearer the pawn.
     for k in (0..d).rev() {
         let before = layers[k];
@@ -1420,16 +1392,19 @@ impl<const N: usize> Guard<N> {
         }
         let hit_s = self.s & blocked_s;
         let hit_e = self.e & blocked_e;
-        let (c, c2) = match (hit_s | hit_e).count() {
-            0 => return true,
-            1 => {
-                let m = open.m as usize;
-                match (hit_s.nth(0), hit_e.nth(0)) {
-                    (Some(c), _) => (c, c + m),
-                    (_, Some(c)) => (c, c + 1),
-                    _ => return open.reaches(self.pawn, self.goal),
-                }
-            }
+        // Which edges of the wall the path crosses, told apart without counting bits (this
+        // build's target has no population-count instruction).
+        let hits = hit_s | hit_e;
+        if hits.is_zero() {
+            return true;
+        }
+        if !hits.is_single() {
+            return open.reaches(self.pawn, self.goal);
+        }
+        let m = open.m as usize;
+        let (c, c2) = match (hit_s.first(), hit_e.first()) {
+            (Some(c), _) => (c, c + m),
+            (_, Some(c)) => (c, c + 1),
             _ => return open.reaches(self.pawn, self.goal),
         };
         // An edge off every loop of walls leaves its two cells joined: the path has a detour.
@@ -1509,7 +1484,8 @@ fn push_walls<const N: usize>(q: &Quoridor, out: &mut Vec<Action>) {
     let (h, v) = legal_wall_sets::<N>(q);
     let table = &WALL_ACTIONS[(q.m - MIN_BOARD) as usize / 2];
     let (horizontal, vertical) = table.split_at(MAX_CELLS);
-    out.reserve((h.count() + v.count()) as usize);
+    // No `reserve`: the list is reused from ply to ply and soon holds every wall, and counting
+    // the walls first would cost more than the check each push makes.
     h.for_each(|a| out.push(horizontal[a]));
     v.for_each(|a| out.push(vertical[a]));
 }
@@ -1549,10 +1525,13 @@ impl Game for Quoridor {
     /// horizontal walls, then vertical walls, each by row then column.
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
-        let (moves, count) = self.packed_pawn_moves();
-        // A fixed-size copy then a cut: no loop whose length the branch predictor must guess.
-        let moves: [Action; 8] = std::array::from_fn(|k| Action::Move(unpack_move(moves, k)));
-        out.extend_from_slice(&moves);
+        // The moves are written in place: the pick reads one of them back from memory, and
+        // each is then a store of its own.
+        out.extend_from_slice(&[Action::Move(NO_PAWN); MAX_PAWN_MOVES]);
+        let slots: &mut [Action; MAX_PAWN_MOVES] = (&mut out[..MAX_PAWN_MOVES])
+            .try_into()
+            .expect("as many slots as moves");
+        let count = self.write_pawn_moves(slots, Action::Move);
         out.truncate(count);
         if self.walls_left[self.current as usize] > 0 {
             with_words!(self.words, push_walls(self, out));
@@ -1593,13 +1572,7 @@ impl Game for Quoridor {
                 let goal = self.is_goal(me, cell);
                 self.finish_turn(goal);
             }
-            Action::Wall(wall) => {
-                let anchor = wall.y as usize * self.m as usize + wall.x as usize;
-                self.put_wall(anchor, wall.orientation, me);
-                self.walls_left[me] = self.walls_left[me].saturating_sub(1);
-                self.cut_paths(anchor, wall.orientation);
-                self.finish_turn(false);
-            }
+            Action::Wall(wall) => self.apply_wall(wall),
         }
     }
     fn is_stuck(&self) -> bool {
@@ -1653,6 +1626,18 @@ impl Game for Quoridor {
 }
 
 impl Quoridor {
+    /// The wall half of `apply_unchecked`, kept out of it: its registers would make every pawn
+    /// move save and restore them.
+    #[inline(never)]
+    fn apply_wall(&mut self, wall: Wall) {
+        let me = self.current as usize;
+        let anchor = wall.y as usize * self.m as usize + wall.x as usize;
+        self.put_wall(anchor, wall.orientation, me);
+        self.walls_left[me] = self.walls_left[me].saturating_sub(1);
+        self.cut_paths(anchor, wall.orientation);
+        self.finish_turn(false);
+    }
+
     /// A uniformly random legal pawn move; a uniformly random legal wall if there is none.
     pub fn random_fallback(&self, rng: &mut dyn rand::RngCore) -> Option<Action> {
         use rand::Rng;
