@@ -138,7 +138,7 @@ mod tests {
         }
         std::fs::write(dir.join("notes.txt"), "not a folder").unwrap();
         std::fs::create_dir(dir.join(".git")).unwrap();
-        let players = discover(&dir, Commands::Auto).unwrap();
+        let players = discover(&dir, Commands::AsWritten).unwrap();
         let ids: Vec<&str> = players.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(ids, ["000001", "123456", "empty"]);
         assert_eq!(players[1].alias, "Henro200");

@@ -3,7 +3,7 @@
 //! anchor row, pawn moves as an array.
 
 use super::bits::{Bits, with_words};
-use super::{Cell, MAX_BOARD, Quoridor, legal_wall_sets, unpack_move};
+use super::{Cell, MAX_BOARD, MAX_PAWN_MOVES, Quoridor, legal_wall_sets};
 
 /// Rows of wall anchors on the largest board.
 const ROWS: usize = MAX_BOARD as usize - 1;
@@ -38,9 +38,10 @@ impl Quoridor {
     /// The legal pawn moves of the player on turn, in `legal_actions` order: the first `count`
     /// cells of the array, where `(cells, count)` is what this returns.
     #[inline]
-    pub fn pawn_move_array(&self) -> ([Cell; 8], usize) {
-        let (moves, count) = self.packed_pawn_moves();
-        (std::array::from_fn(|k| unpack_move(moves, k)), count)
+    pub fn pawn_move_array(&self) -> ([Cell; MAX_PAWN_MOVES], usize) {
+        let mut cells = [Cell::new(0, 0); MAX_PAWN_MOVES];
+        let count = self.write_pawn_moves(&mut cells, |c| c);
+        (cells, count)
     }
 
     /// The anchors of the walls on the board, horizontal then vertical, each as a bit set over
