@@ -296,23 +296,12 @@ fn a_player_that_cannot_start_gives_its_opponent_a_knockout() {
     )
     .unwrap();
     let db = dir.join("t.db");
-    run(arbiter()
-        .args(["tournament", "run"])
-        .args(show_arbiter())
-        .arg(&players)
-        .args([
-            "--game",
-            "domino",
-            "--add",
-            "builtin:random",
-            "--keep-failing",
-        ])
-        .args(["--seed", "5", "--jobs", "1", "--db"])
-        .arg(&db));
-    let standings = run(arbiter()
-        .args(["tournament", "standings", "--json", "--db"])
-        .arg(&db));
-    let standings: Value = serde_json::from_slice(&standings.stdout).unwrap();
+    domino_tournament(
+        &players,
+        &db,
+        &["--add", "builtin:random", "--keep-failing", "--seed", "5"],
+    );
+    let standings = tournament_json("standings", &db);
     let random = standings
         .as_array()
         .unwrap()
@@ -507,20 +496,20 @@ fn each_pairing_of_a_tournament_plays_both_games_of_a_round_on_its_own_board() {
         )
         .unwrap();
     }
-    run(arbiter()
-        .args(["tournament", "run"])
-        .args(show_arbiter())
-        .arg(&players)
-        .args([
-            "--game",
-            "domino",
+    domino_tournament(
+        &players,
+        &db,
+        &[
             "--add",
             "builtin:random",
             "--add",
             "builtin:parity",
-        ])
-        .args(["--seed", "5", "--rounds", "2", "--jobs", "1", "--db"])
-        .arg(&db));
+            "--seed",
+            "5",
+            "--rounds",
+            "2",
+        ],
+    );
     let mut boards: std::collections::HashMap<Vec<String>, Vec<u64>> = Default::default();
     for entry in walk(&dir) {
         let name = entry.file_name().unwrap().to_string_lossy().into_owned();
@@ -567,13 +556,11 @@ fn a_player_whose_first_move_is_illegal_is_warned_and_plays() {
         "sh -c 'read n; echo ok; read o; echo ok; while read l; do echo \"{0;0},{2;2}\"; done'";
     std::fs::write(folder.join("info.txt"), format!("blind\nA B\n{command}\n")).unwrap();
     let db = dir.join("t.db");
-    let output = run(arbiter()
-        .args(["tournament", "run"])
-        .args(show_arbiter())
-        .arg(&players)
-        .args(["--game", "domino", "--add", "builtin:random"])
-        .args(["--seed", "5", "--jobs", "1", "--no-sandbox", "--db"])
-        .arg(&db));
+    let output = domino_tournament(
+        &players,
+        &db,
+        &["--add", "builtin:random", "--seed", "5", "--no-sandbox"],
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains(
@@ -582,10 +569,7 @@ fn a_player_whose_first_move_is_illegal_is_warned_and_plays() {
         "{stderr}"
     );
     assert!(!stderr.contains("excluded"), "{stderr}");
-    let matches = run(arbiter()
-        .args(["tournament", "matches", "--json", "--db"])
-        .arg(&db));
-    let matches: Value = serde_json::from_slice(&matches.stdout).unwrap();
+    let matches = tournament_json("matches", &db);
     let played = matches.as_array().unwrap();
     assert_eq!(played.len(), 2, "{matches}");
     for m in played {
@@ -649,18 +633,10 @@ fn the_course_s_player_folders_start_and_play_unchanged() {
     let dir = temp_dir("course-players");
     let players = course_players(&dir);
     let db = dir.join("t.db");
-    let output = run(arbiter()
-        .args(["tournament", "run"])
-        .args(show_arbiter())
-        .arg(&players)
-        .args(["--game", "domino", "--seed", "3", "--jobs", "2", "--db"])
-        .arg(&db));
+    let output = domino_tournament(&players, &db, &["--seed", "3"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("excluded"), "{stderr}");
-    let matches = run(arbiter()
-        .args(["tournament", "matches", "--json", "--db"])
-        .arg(&db));
-    let matches: Value = serde_json::from_slice(&matches.stdout).unwrap();
+    let matches = tournament_json("matches", &db);
     let played = matches.as_array().unwrap();
     assert_eq!(played.len(), 6, "{matches}");
     for m in played {
@@ -725,6 +701,28 @@ fn a_course_player_that_cannot_run_here_is_told_why() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(says), "{stderr}");
     }
+}
+
+/// `arbiter tournament run` of Domino on `players` into `db`, one match at a time.
+fn domino_tournament(players: &Path, db: &Path, args: &[&str]) -> std::process::Output {
+    let mut command = arbiter();
+    command
+        .args(["tournament", "run"])
+        .args(show_arbiter())
+        .arg(players)
+        .args(["--game", "domino", "--jobs", "1"])
+        .args(args)
+        .arg("--db")
+        .arg(db);
+    run(&mut command)
+}
+
+/// `arbiter tournament matches` or `standings` of `db`, as JSON.
+fn tournament_json(what: &str, db: &Path) -> Value {
+    let output = run(arbiter()
+        .args(["tournament", what, "--json", "--db"])
+        .arg(db));
+    serde_json::from_slice(&output.stdout).unwrap()
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
