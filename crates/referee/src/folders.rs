@@ -259,6 +259,7 @@ mod tests {
             ),
             ("100004", "run.exe", Some(&b"#!/bin/sh\n"[..])),
             ("100005", "C:\\bots\\bot.exe", None),
+            ("100006", "../100004/run.exe", None),
         ];
         for (id, command, file) in more {
             folder(&root, id, Some(&format!("a\nB C\n{command}\n")));
@@ -298,6 +299,12 @@ mod tests {
             error("100005").contains("Windows drive"),
             "{}",
             error("100005")
+        );
+        // Another player's program, named from this folder.
+        assert!(
+            error("100006").contains("outside the player folder"),
+            "{}",
+            error("100006")
         );
         std::fs::remove_dir_all(root.parent().unwrap()).unwrap();
     }

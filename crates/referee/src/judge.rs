@@ -111,8 +111,9 @@ fn no_name(extension: &str) -> String {
 
 /// `name`, a file of the folder `dir`, as a path from inside it; why not if it is not there.
 fn present(dir: &Path, name: &str) -> Result<String, String> {
-    match dir.join(name).is_file() {
-        true => Ok(format!("./{name}")),
+    let within = within(dir, &dir.join(name), name)?;
+    match dir.join(&within).is_file() {
+        true => Ok(format!("./{}", within.display())),
         false => Err(format!(
             "{} is not in the player folder {}",
             quote(name),
@@ -132,21 +133,23 @@ fn inside(dir: &Path, word: &str) -> Result<String, String> {
         .parent()
         .and_then(Path::parent)
         .unwrap_or(Path::new("/"));
-    let path = normal(&judge_dir.join(&word));
-    let Ok(within) = path.strip_prefix(dir) else {
-        return Err(format!(
-            "{} is outside the player folder {}: a player runs its own files only",
-            quote(&word),
-            dir.display()
-        ));
-    };
-    if !path.exists() {
-        return Err(format!(
-            "{} is not there",
-            quote(&path.display().to_string())
-        ));
+    let within = within(dir, &judge_dir.join(&word), &word)?;
+    if !dir.join(&within).exists() {
+        return Err(format!("{} is not there", quote(&word)));
     }
     Ok(format!("./{}", within.display()))
+}
+
+/// `path` (named `name` in the command) from inside `dir`, or why it is not inside.
+fn within(dir: &Path, path: &Path, name: &str) -> Result<PathBuf, String> {
+    match normal(path).strip_prefix(dir) {
+        Ok(within) => Ok(within.to_owned()),
+        Err(_) => Err(format!(
+            "{} is outside the player folder {}: a player runs its own files only",
+            quote(name),
+            dir.display()
+        )),
+    }
 }
 
 /// `path` with `.` and `..` taken out, without asking the file system.
