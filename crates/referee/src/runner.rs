@@ -456,15 +456,18 @@ impl<'a, G: Wire> Referee<'a, G> {
     }
 
     /// Tells every other player still playing the state before `p`'s turn, for games that do
-    /// ([`Watchers::ToldEveryTurn`]). Not recorded: the turn's own message says the same.
+    /// ([`Watchers::ToldEveryTurn`]). Recorded in each watcher's part of the tick, so that a
+    /// replay holds everything a bot read.
     fn tell_watchers(&mut self, p: PlayerId) {
         if G::PROTOCOL.watchers == Watchers::Silent {
             return;
         }
         for q in (0..self.seats.len()).filter(|&q| q != p) {
-            // Robots in process read the game itself, not text.
+            // Robots in process read the game itself, not text: theirs is written only for the
+            // replay, which holds what a program in their seat would have read.
             let seat = &self.seats[q];
-            if seat.status != Status::Playing || seat.seat.kind() == SeatKind::Builtin {
+            let robot = seat.seat.kind() == SeatKind::Builtin;
+            if seat.status != Status::Playing || (robot && !self.recording()) {
                 continue;
             }
             self.message.clear();
@@ -472,7 +475,7 @@ impl<'a, G: Wire> Referee<'a, G> {
             if self.message.is_empty() {
                 return;
             }
-            if let Err(down) = self.seats[q].seat.send(&self.message) {
+            if let Err(down) = self.send(q) {
                 let text = down.to_string();
                 self.went_down(q);
                 self.fault_outside_turn(q, Fault::Crash, text);
@@ -552,11 +555,12 @@ impl<'a, G: Wire> Referee<'a, G> {
                 DiscardReason::Extra => extra += 1,
             }
             if lines.len() < REPLAY_DISCARDED_CAP {
-                lines.push((self.ms(d.line.at), cap_text(&d.line.text, d.line.overlong)));
+                let text = as_written::<G>(&d.line, !d.unfinished);
+                lines.push((self.ms(d.line.at), text));
             }
         }
         if let Reply::Answer(line) = reply {
-            lines.push((self.ms(line.at), cap_text(&line.text, line.overlong)));
+            lines.push((self.ms(line.at), as_written::<G>(line, true)));
         }
         lines.sort_by(|a, b| a.0.total_cmp(&b.0));
         let tick = &mut self.seats[p].tick;
@@ -723,6 +727,21 @@ fn millis(d: Duration) -> f64 {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// What the replay keeps of a unit a bot sent: its lines as it wrote them, without the last
+/// line end, so that a bot's `sent` texts, each followed by a line end, are what it wrote.
+/// A block ends with its terminator line when it got one (`finished`).
+fn as_written<G: Wire>(unit: &Line, finished: bool) -> String {
+    let mut text = cap_text(&unit.text, unit.overlong);
+    if let (Framing::Block { terminator }, true) = (G::PROTOCOL.framing, finished) {
+        // A block of no line at all is its terminator alone.
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(terminator);
+    }
+    text
 }
 
 fn cap_text(text: &str, overlong: bool) -> String {

@@ -109,6 +109,9 @@ pub struct Discarded {
     pub line: Line,
     /// Why it answered nothing.
     pub why: DiscardReason,
+    /// A block that never got its terminator ([`arbiter_games::Framing::Block`]): begun before
+    /// a request was written and dropped then, the lines after it making a block of their own.
+    pub unfinished: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -125,6 +125,7 @@ impl AnswerSorter {
             discarded.push(Discarded {
                 line: unit,
                 why: DiscardReason::Late,
+                unfinished: false,
             });
             return None;
         }
@@ -140,6 +141,7 @@ impl AnswerSorter {
             discarded.push(Discarded {
                 line: unit,
                 why: DiscardReason::Extra,
+                unfinished: false,
             });
             None
         } else {
@@ -183,6 +185,7 @@ impl AnswerSorter {
             discarded.push(Discarded {
                 line: partial.block,
                 why: DiscardReason::Extra,
+                unfinished: true,
             });
         }
     }

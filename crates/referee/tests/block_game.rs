@@ -200,6 +200,19 @@ fn play_recorded(seats: Vec<Box<dyn Seat<Relay>>>, path: &std::path::Path) -> Ma
     report
 }
 
+/// What the replay says `seat` received and sent over the match: the received texts in order,
+/// and the sent texts each followed by a line end, as the bot's stdin and stdout were.
+fn streams(replay: &arbiter_replay::Replay, seat: usize) -> (String, String) {
+    let (mut received, mut sent) = (String::new(), String::new());
+    for bot in replay.ticks.iter().map(|t| &t.bots[seat]) {
+        bot.received.iter().for_each(|m| received.push_str(&m.text));
+        bot.sent
+            .iter()
+            .for_each(|m| sent.extend([m.text.as_str(), "\n"]));
+    }
+    (received, sent)
+}
+
 fn config() -> MatchConfig {
     MatchConfig {
         seed: 1,
@@ -229,9 +242,9 @@ fn players_not_on_turn_are_told_every_turn_and_blocks_are_one_answer() {
     for bot in &report.bots {
         assert_eq!((bot.errors, bot.timeouts, bot.crashed), (0, 0, false));
     }
-    let log = std::fs::read_to_string(&log_a).unwrap();
+    let log_of_a = std::fs::read_to_string(&log_a).unwrap();
     assert_eq!(
-        log,
+        log_of_a,
         "NAMES ann bob robot_2\nYOU 0\nTURN 0\nWATCH 1 2\nWATCH 2 3\nTURN 4\n\
          WATCH 4 5\nWATCH 5 7\nEND\n"
     );
@@ -242,13 +255,21 @@ fn players_not_on_turn_are_told_every_turn_and_blocks_are_one_answer() {
     let answer = &replay.ticks[4].bots[0].sent;
     assert_eq!(answer.len(), 1);
     assert_eq!(
-        answer[0].text, "ADD 1\nignored",
-        "one block, its lines joined"
+        answer[0].text, "ADD 1\nignored\n.",
+        "one block, its lines joined, closed by its terminator"
     );
+    let told = &replay.ticks[1].bots[1].received;
     assert_eq!(
-        replay.ticks[1].bots[1].received.len(),
-        0,
-        "what a player not on turn is told is not recorded"
+        told.len(),
+        1,
+        "a player not on turn is told in the tick played"
+    );
+    assert_eq!(told[0].text, "WATCH 0 0\n");
+    let (received, sent) = streams(&replay, 0);
+    assert_eq!(received, log_of_a, "the replay holds every byte ann read");
+    assert_eq!(
+        sent, "ADD 2\n.\nADD 1\nignored\n.\n",
+        "and every byte she wrote"
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -285,6 +306,9 @@ fn a_faulty_answer_is_played_as_the_rules_say_from_what_was_wrong() {
     );
     assert_eq!(report.bots[0].errors, 2);
     assert_eq!(report.bots[1].timeouts, 1);
+    // The block never ended is kept as written, without a terminator it never got.
+    let (_, sent) = streams(&read_replay(&path).unwrap(), 1);
+    assert_eq!(sent, "ADD 1\nADD 1\n.\n");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
