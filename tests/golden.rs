@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{arbiter, root, run, temp_dir};
+use common::{arbiter, generous_time, root, run, temp_dir};
 use serde_json::Value;
 
 /// The folder of the stored replays.
@@ -220,15 +220,6 @@ fn play(name: &str, game: &str, settings: &[&str], bots: &[&str]) {
     run(command.arg("--replay").arg(&replay));
     check(name, &replay);
     let _ = std::fs::remove_dir_all(&dir); // kept when the check fails, for its diff
-}
-
-/// Time limits no seat comes near, even on a busy machine: a timeout depends on the clock, and
-/// would make a match play differently from run to run.
-fn generous_time(game: &str) -> [&'static str; 2] {
-    match game {
-        "quoridor" => ["--time-bank-ms", "20000"],
-        _ => ["--time-per-reply-ms", "20000"],
-    }
 }
 
 fn path_with_arbiter() -> std::ffi::OsString {

@@ -48,6 +48,15 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Time limits no seat comes near, even on a busy machine: a timeout depends on the clock, and
+/// would make a match play differently from run to run.
+pub fn generous_time(game: &str) -> [&'static str; 2] {
+    match game {
+        "quoridor" => ["--time-bank-ms", "20000"],
+        _ => ["--time-per-reply-ms", "20000"],
+    }
+}
+
 /// `arbiter play GAME --json ARGS`: the one JSON object it prints.
 pub fn play_json(game: &str, args: &[&str]) -> Value {
     let output = run(arbiter().args(["play", game, "--json"]).args(args));
