@@ -14,6 +14,10 @@ import { DebugPanel } from "./replay/debug-panel.js";
 import { parseDrawings, drawShapes } from "./replay/overlay.js";
 import { installKeys, SHORTCUTS } from "./replay/keys.js";
 import { replaySource, follow } from "./replay/source.js";
+import { BotConsole } from "./replay/console.js";
+import { Summary } from "./replay/summary.js";
+import { Charts } from "./replay/charts.js";
+import { BoardView } from "./replay/board-view.js";
 import { rendererFor } from "./games/index.js";
 import * as textGame from "./games/text.js";
 
@@ -101,6 +105,8 @@ function buildPage(replay, source) {
   const playButton = button(icon("play"), "play / pause (space)", () => playback.toggle(), { class: "play", id: "play" });
   const prevError = button("◀ error", "previous error (p)", () => jumpError(-1), { class: "error-nav", id: "prev-error" });
   const nextError = button("error ▶", "next error (n)", () => jumpError(1), { class: "error-nav", id: "next-error" });
+  const prevTurn = button("◀ turn", "previous turn of the debugged player ([)", () => jumpTurn(-1), { id: "prev-turn" });
+  const nextTurn = button("turn ▶", "next turn of the debugged player (])", () => jumpTurn(1), { id: "next-turn" });
   const speed = h("select", { "aria-label": "speed", title: "ticks per second (- +)" },
     SPEEDS.map((v) => h("option", { value: v }, `${v}×`)));
   speed.value = String(playback.speed);
@@ -112,14 +118,19 @@ function buildPage(replay, source) {
     button(icon("next"), "next tick (→)", () => playback.step(1), { id: "step-forward" }),
     button(icon("last"), "last tick (end)", () => playback.seek(playback.last), { id: "last" }),
     h("label", { class: "speed" }, "speed ", speed),
+    prevTurn, nextTurn,
     h("span", { class: "spacer" }),
     prevError, nextError);
   const timelineBox = h("div", {});
+  const chartsBox = h("div", {});
+  const consoleBox = h("div", {});
   const now = h("div", { class: "now", id: "now" });
   const shortcuts = h("details", { class: "shortcuts" }, h("summary", {}, "Keyboard shortcuts"),
     h("dl", {}, SHORTCUTS.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
-  const stage = h("div", { class: "stage" },
-    h("div", { class: "board-wrap" }, renderer.element), controls, timelineBox, now, shortcuts);
+  const boardWrap = h("div", { class: "board-wrap" }, renderer.element);
+  const stage = h("div", { class: "stage" });
+  const boardView = new BoardView(boardWrap, stage);
+  stage.append(boardView.tools, boardWrap, controls, timelineBox, chartsBox, now, shortcuts, consoleBox);
 
   const playersBox = h("div", { id: "players" });
   const drawToggle = h("input", { type: "checkbox", id: "show-drawings", checked: true });
@@ -142,6 +153,16 @@ function buildPage(replay, source) {
   const players = new PlayerList(playersBox, replay, pick);
   const debug = new DebugPanel(debugBox, replay, pick);
   const timeline = new Timeline(timelineBox, playback);
+  const charts = new Charts(chartsBox, playback, renderer);
+  const summary = new Summary(boardWrap, replay);
+  const botConsole = new BotConsole(consoleBox, replay, (index) => playback.seek(index));
+
+  function jumpTurn(direction) {
+    const target = direction > 0
+      ? replay.nextTurn(playback.index, selected)
+      : replay.previousTurn(playback.index, selected);
+    if (target !== null) playback.seek(target);
+  }
 
   function jumpError(direction) {
     const target = direction > 0
@@ -175,7 +196,10 @@ function buildPage(replay, source) {
     }
     let problems = [];
     if (renderer.overlay) {
-      const bot = tick && tick.bots ? tick.bots[selected] : null;
+      // A bot's drawings stay until its next turn.
+      const turn = replay.lastTurn(selected, index);
+      const drawn = replay.ticks[turn === null ? index : turn];
+      const bot = drawn && drawn.bots ? drawn.bots[selected] : null;
       const drawings = showDrawings && bot ? parseDrawings(bot.log) : { shapes: [], problems: [] };
       problems = drawings.problems;
       drawShapes(renderer.overlay, renderer.geometry, drawings.shapes, playerColor(selected));
@@ -183,6 +207,9 @@ function buildPage(replay, source) {
     players.update(index, selected, renderer);
     debug.update(index, selected, problems);
     timeline.update(index, selected);
+    charts.update(index);
+    summary.update(index, playback.last);
+    botConsole.update(index, selected);
 
     const total = replay.length;
     if (!tick) {
@@ -205,6 +232,8 @@ function buildPage(replay, source) {
     }
     prevError.disabled = replay.previousError(index, selected) === null;
     nextError.disabled = replay.nextError(index, selected) === null;
+    prevTurn.disabled = replay.previousTurn(index, selected) === null;
+    nextTurn.disabled = replay.nextTurn(index, selected) === null;
     speed.value = String(playback.speed);
     updateMeta();
   }
@@ -217,6 +246,9 @@ function buildPage(replay, source) {
     last: () => playback.seek(playback.last),
     nextError: () => jumpError(1),
     previousError: () => jumpError(-1),
+    nextTurn: () => jumpTurn(1),
+    previousTurn: () => jumpTurn(-1),
+    fullscreen: () => boardView.toggleFullscreen(),
     faster: (d) => playback.faster(d),
     pick,
   });

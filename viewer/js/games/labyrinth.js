@@ -403,7 +403,16 @@ export function create(replay) {
   }
 
   if (seats === 0) info.textContent = "no players";
-  return { element, overlay, geometry: geom, draw, stats };
+  /** The chart of the match: each player's score. */
+  const measure = {
+    name: "score",
+    value(index, player) {
+      const state = stateAt(index);
+      return state ? (state.scores || [])[player] ?? 0 : null;
+    },
+  };
+
+  return { element, overlay, geometry: geom, draw, stats, measure };
 }
 
 export function describeAction(action) {

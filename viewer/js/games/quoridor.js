@@ -71,7 +71,16 @@ export function create(replay) {
     return parts.join(" · ");
   }
 
-  return { element: svg, overlay, geometry: geom, draw, stats };
+  /** The chart of the match: each player's distance to its goal. */
+  const measure = {
+    name: "distance to goal",
+    value(index, player) {
+      const state = (replay.ticks[index] && replay.ticks[index].state) || {};
+      return state.distances ? state.distances[player] : null;
+    },
+  };
+
+  return { element: svg, overlay, geometry: geom, draw, stats, measure };
 }
 
 export function describeAction(action) {
