@@ -21,6 +21,8 @@ before(async () => {
     ...Array.from({ length: 10 }, () => ["--bot", "builtin:greedy"]).flat(), "--replay", at("lab10.jsonl")]);
   arbiter(["play", "domino", "--board", "51", "--seed", "2", "--bot", "builtin:random", "--bot", "builtin:random",
     "--replay", at("domino51.jsonl")]);
+  arbiter(["play", "puoribor", "--seed", "3", "--bot", "builtin:random", "--bot", "builtin:rotator",
+    "--replay", at("rotations.jsonl")]);
   server = await serve(["serve", "--replays", fixtures.replays]);
   chrome = await browser();
   page = chrome.page;
@@ -177,4 +179,48 @@ test("the board fills the screen, zooms, and big boards stay readable on 1920×1
   } finally {
     await page.setViewportSize({ width: 1400, height: 950 });
   }
+});
+
+/** The animations running on the board. */
+const boardAnimations = () => page.evaluate(() =>
+  document.getAnimations().filter((a) => a.effect && a.effect.target && a.effect.target.closest(".board-wrap")).length);
+
+test("pawns, princesses, pushed lines and turned sub-boards move between ticks, unless motion is unwanted", async () => {
+  await open("id=four.jsonl.gz&tick=0");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 1 \//);
+  await page.waitForFunction(() => document.getAnimations().length > 0, null, { timeout: 2000 });
+  assert.ok(await boardAnimations() >= 1, "the pawn that moved slides");
+
+  await open("id=lab10.jsonl&tick=30");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 31 \//);
+  await page.waitForFunction(() => document.getAnimations().length > 0, null, { timeout: 2000 });
+  assert.ok(await boardAnimations() > 5, "a pushed line slides, tile by tile, and the princess walks");
+
+  // A Puoribor rotation turns its sub-board's walls into place.
+  const puoribor = fs.readFileSync(path.join(fixtures.replays, "rotations.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const rotated = puoribor.find((l) => l.type === "tick" && l.action && l.action.kind === "rotate");
+  assert.ok(rotated, "the fixture's rotator rotates");
+  await open(`id=rotations.jsonl&tick=${rotated.tick - 1}`);
+  await page.keyboard.press("ArrowRight");
+  await expectNow(new RegExp(`Tick ${rotated.tick} /`));
+  await page.waitForFunction(() => document.getAnimations().some((a) => a.effect.target.classList.contains("turned")),
+    null, { timeout: 2000 });
+
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  await open("id=lab10.jsonl&tick=30");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 31 \//);
+  await settle();
+  assert.equal(await boardAnimations(), 0, "no motion for readers who asked for less");
+  await page.emulateMedia({ reducedMotion: "no-preference" });
+
+  // Too fast to see: no motion either.
+  await open("id=lab10.jsonl&tick=30");
+  await page.selectOption("select[aria-label=speed]", "32");
+  await page.click("#step-forward");
+  await expectNow(/Tick 31 \//);
+  await settle();
+  assert.equal(await boardAnimations(), 0, "no motion at 32 ticks a second");
 });

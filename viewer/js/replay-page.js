@@ -18,6 +18,7 @@ import { BotConsole } from "./replay/console.js";
 import { Summary } from "./replay/summary.js";
 import { Charts } from "./replay/charts.js";
 import { BoardView } from "./replay/board-view.js";
+import { motionMs } from "./replay/motion.js";
 import { rendererFor } from "./games/index.js";
 import * as textGame from "./games/text.js";
 
@@ -154,7 +155,7 @@ function buildPage(replay, source) {
   const debug = new DebugPanel(debugBox, replay, pick);
   const timeline = new Timeline(timelineBox, playback);
   const charts = new Charts(chartsBox, playback, renderer);
-  const summary = new Summary(boardWrap, replay);
+  const summary = new Summary(boardWrap, replay, playback);
   const botConsole = new BotConsole(consoleBox, replay, (index) => playback.seek(index));
 
   function jumpTurn(direction) {
@@ -172,6 +173,8 @@ function buildPage(replay, source) {
   }
 
   let frame = null;
+  /** The tick drawn last: moving on from it by one tick animates. */
+  let drawnIndex = null;
   function schedule() {
     if (frame === null) frame = requestAnimationFrame(render);
   }
@@ -190,7 +193,11 @@ function buildPage(replay, source) {
     const index = playback.index;
     const tick = replay.ticks[index];
     try {
-      renderer.draw(index);
+      const ms = drawnIndex !== null && index === drawnIndex + 1 ? motionMs(playback.speed) : 0;
+      // Drawn again only when the tick changes, so that a render for another reason (another
+      // player chosen, a live tick arriving) does not cut a motion short.
+      if (index !== drawnIndex) renderer.draw(index, ms);
+      drawnIndex = tick ? index : null;
     } catch (e) {
       console.error(e);
     }

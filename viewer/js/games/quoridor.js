@@ -44,7 +44,7 @@ export function create(replay) {
   const overlay = s("g", { class: "overlay" });
   svg.append(dynamic, overlay);
 
-  function draw(index) {
+  function draw(index, ms = 0) {
     dynamic.replaceChildren();
     const tick = replay.ticks[index];
     if (!tick) return;
@@ -56,7 +56,7 @@ export function create(replay) {
       const title = `wall (${x}, ${y}, ${v}) by ${replay.playerName(who)}`;
       dynamic.append(drawWallRect(geom.wall(x, y, v === 1), playerColor(who), { fresh, title }));
     }
-    dynamic.append(drawPawns(geom, replay, index));
+    dynamic.append(drawPawns(geom, replay, index, ms));
   }
 
   function stats(index, player) {

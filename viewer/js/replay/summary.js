@@ -24,9 +24,13 @@ export function ranking(replay) {
 }
 
 export class Summary {
-  constructor(container, replay) {
+  constructor(container, replay, playback) {
     this.replay = replay;
     this.dismissed = false;
+    // Closed, it stays closed until the last tick is left, however quickly that happens.
+    playback.onChange(() => {
+      if (playback.index !== playback.last) this.dismissed = false;
+    });
     this.root = h("div", { class: "match-summary", id: "summary", hidden: true, role: "dialog", "aria-label": "end of the match" });
     container.append(this.root);
     this.built = null;
@@ -35,7 +39,6 @@ export class Summary {
   update(index, last) {
     const result = this.replay.result;
     const atEnd = !!result && index === last;
-    if (!atEnd) this.dismissed = false;
     this.root.hidden = !atEnd || this.dismissed;
     if (!this.root.hidden && this.built !== result) this.build(result);
   }
