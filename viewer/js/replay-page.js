@@ -4,7 +4,9 @@
 
 import { h, byId, params } from "./dom.js";
 import { renderNav, renderProblem } from "./nav.js";
-import { playerColor } from "./colors.js";
+import { playerColor, useSeatColors } from "./colors.js";
+import { colorsFor } from "./tournament/colors.js";
+import { getJSON, enc } from "./api.js";
 import { icon } from "./icons.js";
 import { Replay, FormatError } from "./replay/model.js";
 import { Playback, SPEEDS } from "./replay/playback.js";
@@ -269,6 +271,18 @@ function buildPage(replay, source) {
   return { playback, schedule, updateMeta, connection };
 }
 
+/** Seats of a tournament's match take their players' tournament colours (seat colours if not known). */
+async function useTournamentColors(source) {
+  try {
+    const base = `/api/tournaments/${enc(source.tournament)}`;
+    const [players, match] = await Promise.all([getJSON(`${base}/players`), getJSON(`${base}/matches/${enc(source.match)}`)]);
+    const colorOf = colorsFor(players);
+    useSeatColors(match.seats.map((seat) => colorOf(seat.player)));
+  } catch (e) {
+    console.warn("the players' tournament colours are not known; seats keep their own", e);
+  }
+}
+
 async function main() {
   const source = replaySource(query);
   nav(source);
@@ -286,6 +300,7 @@ async function main() {
     return;
   }
   document.title = `${replay.players.map((p) => p.name).join(" vs ")} · ${replay.game} · Arbiter`;
+  if (source.tournament) await useTournamentColors(source);
   const page = buildPage(replay, source);
   if (!data.complete && source.streamUrl) {
     page.playback.live = true;

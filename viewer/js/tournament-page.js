@@ -45,7 +45,7 @@ async function main() {
     return;
   }
   document.title = `Tournament ${t} · ${overview.game} · Arbiter`;
-  const colorOf = colorsFor(overview.standings, overview.players);
+  const colorOf = colorsFor(overview.players);
   const aliases = new Map(overview.players.map((p) => [p.id, p.alias]));
   const aliasOf = (id) => aliases.get(id) || id;
 
