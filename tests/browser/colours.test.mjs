@@ -1,17 +1,18 @@
-// One colour per tournament player on every page: the standings, the player's page and the
-// replays of its matches, whatever seat it played from.
+// A tournament on every page: one colour per player (the standings, the player's page and the
+// replays of its matches, whatever seat it played from), and the name its organiser gave it.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { browser, serve, tempDir } from "./lib/harness.mjs";
+import { arbiter, browser, serve, tempDir } from "./lib/harness.mjs";
 import { makeTournament } from "./lib/fixtures.mjs";
 
+let db;
 let server;
 let chrome;
 let page;
 
 before(async () => {
-  const db = makeTournament(tempDir("colours"));
+  db = makeTournament(tempDir("colours"));
   server = await serve(["serve", "--db", db]);
   chrome = await browser();
   page = chrome.page;
@@ -53,4 +54,15 @@ test("a player keeps its colour on the tournament page, its own page and in the 
       assert.equal(seats[seat], colours[alias], `match ${m.id}: seat ${seat} (${name}) in its tournament colour`);
     });
   }
+});
+
+test("a tournament's name heads its page and names it in the list", async () => {
+  arbiter(["tournament", "name", "--db", db, "Class 3B, spring final"]);
+  await page.goto(`${server.origin}/tournament.html?t=1`);
+  await page.waitForSelector("#standings tbody tr");
+  assert.match(await page.textContent("h1"), /^Class 3B, spring final tournament 1$/);
+  assert.match(await page.title(), /^Class 3B, spring final · quoridor/);
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector("#tournaments table");
+  assert.match(await page.textContent("#tournaments tbody tr"), /Class 3B, spring final #1/);
 });
