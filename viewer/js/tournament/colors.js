@@ -1,6 +1,6 @@
-// A colour per tournament player, by its place in the tournament's list of players (the order
-// they were added in): the standings, the chart, the matches, a player's page and the replays of
-// its matches give a player the same colour, however the standings move.
+// A colour per tournament player, by its place in the tournament's list of players (which the
+// API gives by player id, and never changes): the standings, the chart, the matches, a player's
+// page and the replays of its matches give a player the same colour, however the standings move.
 
 import { playerColor } from "../colors.js";
 
