@@ -160,6 +160,7 @@ fn create<G: CatalogGame>(
 ) -> Result<Tournament> {
     let seed = args.seed.unwrap_or_else(crate::play::fresh_seed);
     let new = NewTournament {
+        name: None,
         dir: None,
         add: plan.specs.to_vec(),
         format: Some(Format::Sprt),

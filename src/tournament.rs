@@ -42,6 +42,8 @@ enum TournamentCommand {
     Standings(StandingsArgs),
     /// List the matches, with their results, faults and replays.
     Matches(MatchesArgs),
+    /// Give a tournament a name, shown on its pages (without NAME: take it away).
+    Name(NameArgs),
 }
 
 #[derive(Args)]
@@ -57,6 +59,9 @@ pub struct RunArgs {
     /// command) is a player, its name the player's id.
     #[arg(value_name = "PLAYERS_DIR")]
     dir: Option<PathBuf>,
+    /// A name for the tournament, shown on its pages ("Class 3B, spring final").
+    #[arg(long, value_parser = tournament_name)]
+    name: Option<String>,
     /// round-robin (2-player default), gauntlet, swiss (2-player games), groups (default with
     /// more players a match).
     #[arg(long, value_enum)]
@@ -182,6 +187,37 @@ struct StandingsArgs {
 }
 
 #[derive(Args)]
+struct NameArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// The name ("Class 3B, spring final").
+    #[arg(value_parser = tournament_name)]
+    name: Option<String>,
+}
+
+/// The longest tournament name, in characters.
+const MAX_NAME: usize = 120;
+
+/// A tournament name as given, refused when it is empty, too long or holds control characters.
+fn tournament_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name.is_empty() {
+        return Err("a tournament name needs a visible character".into());
+    }
+    if name.chars().count() > MAX_NAME {
+        return Err(format!(
+            "a tournament name is at most {MAX_NAME} characters"
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "a tournament name cannot hold the control character {c:?}"
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+#[derive(Args)]
 struct MatchesArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -211,6 +247,7 @@ pub fn run<C: Catalog>(args: TournamentArgs) -> Result<()> {
         }
         TournamentCommand::Standings(args) => print_standings(args),
         TournamentCommand::Matches(args) => print_matches(args),
+        TournamentCommand::Name(args) => rename(args),
     }
 }
 
@@ -227,6 +264,7 @@ impl Visit for RunNew {
         let store = Store::open(&args.db, Presence::MayCreate)
             .with_context(|| format!("--db {}", args.db))?;
         let new = NewTournament {
+            name: args.name,
             dir: args.dir,
             add: args.add,
             format: args.format.map(Format::from),
@@ -481,9 +519,11 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
             .iter()
             .filter(|m| matches!(m.state, MatchState::Done | MatchState::Failed))
             .count();
+        let named = t.name.as_deref().map(|n| format!(" \"{}\"", shown(n)));
         outln!(
-            "tournament {}: {}, {}, seed {}, {over} of {} matches over{}",
+            "tournament {}{}: {}, {}, seed {}, {over} of {} matches over{}",
             t.id,
+            named.unwrap_or_default(),
             t.game,
             t.format.as_str(),
             t.seed,
@@ -501,6 +541,17 @@ fn print_standings(args: StandingsArgs) -> Result<()> {
             out!("{cross}")?;
         }
         print_excluded(&players)?;
+    }
+    Ok(())
+}
+
+fn rename(args: NameArgs) -> Result<()> {
+    let store = open_existing(&args.db.db)?;
+    let t = tournament(&store, args.db.tournament)?;
+    store.rename(t.id, args.name.as_deref())?;
+    match &args.name {
+        Some(name) => errln!("tournament {} is named {}", t.id, shown(name)),
+        None => errln!("tournament {} has no name now", t.id),
     }
     Ok(())
 }

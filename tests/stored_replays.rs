@@ -53,6 +53,7 @@ fn tournament(store: &Store, replays: &Path) -> i64 {
         created: now_ms(),
         finished: None,
         max_attempts: 3,
+        name: None,
     };
     let matches: Vec<NewMatch> = (1..=2)
         .map(|id| NewMatch {

@@ -568,3 +568,59 @@ fn reading_a_store_that_is_not_there_creates_nothing() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_tournament_is_given_a_name_shown_with_its_standings_and_refused_when_unreadable() {
+    let dir = temp_dir("name");
+    let db = dir.join("t.db");
+    let robots = ["--add", "builtin:random", "--add", "builtin:runner"];
+    let named = [&robots[..], &["--name", "  Class 3B, spring final "]].concat();
+    assert!(tournament(None, &db, &named).status().unwrap().success());
+    let heading = |db: &Path| {
+        let output = arbiter()
+            .args(["tournament", "standings", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        text.lines().next().unwrap_or_default().to_owned()
+    };
+    assert!(
+        heading(&db).starts_with("tournament 1 \"Class 3B, spring final\": quoridor"),
+        "{}",
+        heading(&db)
+    );
+
+    let rename = |args: &[&str]| {
+        arbiter()
+            .args(["tournament", "name", "--db"])
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(rename(&["Finals"]).status.success());
+    assert!(heading(&db).starts_with("tournament 1 \"Finals\":"));
+    assert!(rename(&[]).status.success());
+    assert!(heading(&db).starts_with("tournament 1: quoridor"));
+
+    for (bad, why) in [
+        ("   ", "visible character"),
+        ("a\u{7}b", "control character"),
+        (&"x".repeat(121), "at most 120"),
+    ] {
+        let output = rename(&[bad]);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(why), "{bad:?}: {stderr}");
+    }
+    let output = arbiter()
+        .args(["tournament", "name", "--db"])
+        .arg(&db)
+        .args(["--tournament", "7", "Seven"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("7"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -64,7 +64,7 @@ async function main() {
   }
   const player = data.player;
   document.title = `${player.alias} · tournament ${t} · Arbiter`;
-  const colorOf = colorsFor(overview.standings, overview.players);
+  const colorOf = colorsFor(overview.players);
   const s = data.standing;
   const head = h("div", { class: "page-head" },
     h("h1", {}, h("span", { class: "swatch small", style: `background:${colorOf(player.id)}` }), player.alias),

@@ -4,7 +4,9 @@
 
 import { h, byId, params } from "./dom.js";
 import { renderNav, renderProblem } from "./nav.js";
-import { playerColor } from "./colors.js";
+import { playerColor, useSeatColors } from "./colors.js";
+import { colorsFor } from "./tournament/colors.js";
+import { getJSON, enc } from "./api.js";
 import { icon } from "./icons.js";
 import { Replay, FormatError } from "./replay/model.js";
 import { Playback, SPEEDS } from "./replay/playback.js";
@@ -14,6 +16,11 @@ import { DebugPanel } from "./replay/debug-panel.js";
 import { parseDrawings, drawShapes } from "./replay/overlay.js";
 import { installKeys, SHORTCUTS } from "./replay/keys.js";
 import { replaySource, follow } from "./replay/source.js";
+import { BotConsole } from "./replay/console.js";
+import { Summary } from "./replay/summary.js";
+import { Charts } from "./replay/charts.js";
+import { BoardView } from "./replay/board-view.js";
+import { motionMs } from "./replay/motion.js";
 import { rendererFor } from "./games/index.js";
 import * as textGame from "./games/text.js";
 
@@ -101,6 +108,8 @@ function buildPage(replay, source) {
   const playButton = button(icon("play"), "play / pause (space)", () => playback.toggle(), { class: "play", id: "play" });
   const prevError = button("◀ error", "previous error (p)", () => jumpError(-1), { class: "error-nav", id: "prev-error" });
   const nextError = button("error ▶", "next error (n)", () => jumpError(1), { class: "error-nav", id: "next-error" });
+  const prevTurn = button("◀ turn", "previous turn of the debugged player ([)", () => jumpTurn(-1), { id: "prev-turn" });
+  const nextTurn = button("turn ▶", "next turn of the debugged player (])", () => jumpTurn(1), { id: "next-turn" });
   const speed = h("select", { "aria-label": "speed", title: "ticks per second (- +)" },
     SPEEDS.map((v) => h("option", { value: v }, `${v}×`)));
   speed.value = String(playback.speed);
@@ -112,14 +121,19 @@ function buildPage(replay, source) {
     button(icon("next"), "next tick (→)", () => playback.step(1), { id: "step-forward" }),
     button(icon("last"), "last tick (end)", () => playback.seek(playback.last), { id: "last" }),
     h("label", { class: "speed" }, "speed ", speed),
+    prevTurn, nextTurn,
     h("span", { class: "spacer" }),
     prevError, nextError);
   const timelineBox = h("div", {});
+  const chartsBox = h("div", {});
+  const consoleBox = h("div", {});
   const now = h("div", { class: "now", id: "now" });
   const shortcuts = h("details", { class: "shortcuts" }, h("summary", {}, "Keyboard shortcuts"),
     h("dl", {}, SHORTCUTS.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
-  const stage = h("div", { class: "stage" },
-    h("div", { class: "board-wrap" }, renderer.element), controls, timelineBox, now, shortcuts);
+  const boardWrap = h("div", { class: "board-wrap" }, renderer.element);
+  const stage = h("div", { class: "stage" });
+  const boardView = new BoardView(boardWrap, stage);
+  stage.append(boardView.tools, boardWrap, controls, timelineBox, chartsBox, now, shortcuts, consoleBox);
 
   const playersBox = h("div", { id: "players" });
   const drawToggle = h("input", { type: "checkbox", id: "show-drawings", checked: true });
@@ -142,6 +156,16 @@ function buildPage(replay, source) {
   const players = new PlayerList(playersBox, replay, pick);
   const debug = new DebugPanel(debugBox, replay, pick);
   const timeline = new Timeline(timelineBox, playback);
+  const charts = new Charts(chartsBox, playback, renderer);
+  const summary = new Summary(boardWrap, replay, playback);
+  const botConsole = new BotConsole(consoleBox, replay, (index) => playback.seek(index));
+
+  function jumpTurn(direction) {
+    const target = direction > 0
+      ? replay.nextTurn(playback.index, selected)
+      : replay.previousTurn(playback.index, selected);
+    if (target !== null) playback.seek(target);
+  }
 
   function jumpError(direction) {
     const target = direction > 0
@@ -151,6 +175,8 @@ function buildPage(replay, source) {
   }
 
   let frame = null;
+  /** The tick drawn last: moving on from it by one tick animates. */
+  let drawnIndex = null;
   function schedule() {
     if (frame === null) frame = requestAnimationFrame(render);
   }
@@ -169,13 +195,20 @@ function buildPage(replay, source) {
     const index = playback.index;
     const tick = replay.ticks[index];
     try {
-      renderer.draw(index);
+      const ms = drawnIndex !== null && index === drawnIndex + 1 ? motionMs(playback.speed) : 0;
+      // Drawn again only when the tick changes, so that a render for another reason (another
+      // player chosen, a live tick arriving) does not cut a motion short.
+      if (index !== drawnIndex) renderer.draw(index, ms);
+      drawnIndex = tick ? index : null;
     } catch (e) {
       console.error(e);
     }
     let problems = [];
     if (renderer.overlay) {
-      const bot = tick && tick.bots ? tick.bots[selected] : null;
+      // A bot's drawings stay until its next turn.
+      const turn = replay.lastTurn(selected, index);
+      const drawn = replay.ticks[turn === null ? index : turn];
+      const bot = drawn && drawn.bots ? drawn.bots[selected] : null;
       const drawings = showDrawings && bot ? parseDrawings(bot.log) : { shapes: [], problems: [] };
       problems = drawings.problems;
       drawShapes(renderer.overlay, renderer.geometry, drawings.shapes, playerColor(selected));
@@ -183,6 +216,9 @@ function buildPage(replay, source) {
     players.update(index, selected, renderer);
     debug.update(index, selected, problems);
     timeline.update(index, selected);
+    charts.update(index);
+    summary.update(index, playback.last);
+    botConsole.update(index, selected);
 
     const total = replay.length;
     if (!tick) {
@@ -205,6 +241,8 @@ function buildPage(replay, source) {
     }
     prevError.disabled = replay.previousError(index, selected) === null;
     nextError.disabled = replay.nextError(index, selected) === null;
+    prevTurn.disabled = replay.previousTurn(index, selected) === null;
+    nextTurn.disabled = replay.nextTurn(index, selected) === null;
     speed.value = String(playback.speed);
     updateMeta();
   }
@@ -217,6 +255,9 @@ function buildPage(replay, source) {
     last: () => playback.seek(playback.last),
     nextError: () => jumpError(1),
     previousError: () => jumpError(-1),
+    nextTurn: () => jumpTurn(1),
+    previousTurn: () => jumpTurn(-1),
+    fullscreen: () => boardView.toggleFullscreen(),
     faster: (d) => playback.faster(d),
     pick,
   });
@@ -228,6 +269,18 @@ function buildPage(replay, source) {
     liveBadge.textContent = state === "reconnecting" ? "RECONNECTING…" : "LIVE";
   };
   return { playback, schedule, updateMeta, connection };
+}
+
+/** Seats of a tournament's match take their players' tournament colours (seat colours if not known). */
+async function useTournamentColors(source) {
+  try {
+    const base = `/api/tournaments/${enc(source.tournament)}`;
+    const [players, match] = await Promise.all([getJSON(`${base}/players`), getJSON(`${base}/matches/${enc(source.match)}`)]);
+    const colorOf = colorsFor(players);
+    useSeatColors(match.seats.map((seat) => colorOf(seat.player)));
+  } catch (e) {
+    console.warn("the players' tournament colours are not known; seats keep their own", e);
+  }
 }
 
 async function main() {
@@ -247,6 +300,7 @@ async function main() {
     return;
   }
   document.title = `${replay.players.map((p) => p.name).join(" vs ")} · ${replay.game} · Arbiter`;
+  if (source.tournament) await useTournamentColors(source);
   const page = buildPage(replay, source);
   if (!data.complete && source.streamUrl) {
     page.playback.live = true;

@@ -44,8 +44,8 @@ async function main() {
     renderProblem(app, "This tournament cannot be shown", e.message);
     return;
   }
-  document.title = `Tournament ${t} · ${overview.game} · Arbiter`;
-  const colorOf = colorsFor(overview.standings, overview.players);
+  document.title = `${overview.name || `Tournament ${t}`} · ${overview.game} · Arbiter`;
+  const colorOf = colorsFor(overview.players);
   const aliases = new Map(overview.players.map((p) => [p.id, p.alias]));
   const aliasOf = (id) => aliases.get(id) || id;
 
@@ -58,7 +58,8 @@ async function main() {
 
   function fill() {
     head.replaceChildren(
-      h("h1", {}, `Tournament ${overview.id}`),
+      h("h1", {}, overview.name || `Tournament ${overview.id}`,
+        overview.name ? h("span", { class: "muted id-tag" }, ` tournament ${overview.id}`) : null),
       h("span", { class: "meta" }, `${overview.game} · ${overview.format} · ${fmt.plural(overview.rounds, "round")} · seed ${overview.seed} · started ${fmt.date(overview.created)}`),
       progress(overview));
     put(standingsBox, standingsTable(t, overview.standings, colorOf),

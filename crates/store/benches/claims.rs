@@ -94,6 +94,7 @@ fn create(target: &str, count: i64) -> i64 {
         created: 1_700_000_000_000,
         finished: None,
         max_attempts: 3,
+        name: None,
     };
     let matches: Vec<NewMatch> = (1..=count)
         .map(|id| NewMatch {

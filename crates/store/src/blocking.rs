@@ -127,6 +127,11 @@ impl Store {
         self.runtime.block_on(self.inner.tournament(id))
     }
 
+    /// See [`TournamentStore::rename`].
+    pub fn rename(&self, id: i64, name: Option<&str>) -> Result<(), StoreError> {
+        self.runtime.block_on(self.inner.rename(id, name))
+    }
+
     /// See [`TournamentStore::players`].
     pub fn players(&self, tournament: i64) -> Result<Vec<Contestant>, StoreError> {
         self.runtime.block_on(self.inner.players(tournament))

@@ -76,6 +76,8 @@ pub struct Tournament {
     /// Tries of a match failed by Arbiter, the machine or a worker that stopped renewing its
     /// lease.
     pub max_attempts: u32,
+    /// The name its organiser gave it, if any.
+    pub name: Option<String>,
 }
 
 /// One contestant of a tournament: a player folder, or a built-in robot.

@@ -109,7 +109,8 @@ impl TournamentStore {
             .try_get(0)?;
         sqlx::query(
             "INSERT INTO tournaments (id, game, format, seed, rounds, players_per_match, \
-             settings, created, max_attempts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+             settings, created, max_attempts, name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
+             $10)",
         )
         .bind(id)
         .bind(&t.game)
@@ -120,6 +121,7 @@ impl TournamentStore {
         .bind(settings_of(id).to_string())
         .bind(t.created)
         .bind(i64::from(t.max_attempts.max(1)))
+        .bind(t.name.as_deref())
         .execute(&mut *tx)
         .await?;
         for p in players {
@@ -171,7 +173,7 @@ impl TournamentStore {
     pub async fn tournament(&self, id: i64) -> Result<Tournament, StoreError> {
         let row = sqlx::query(
             "SELECT id, game, format, seed, rounds, players_per_match, settings, created, \
-             finished, max_attempts FROM tournaments WHERE id = $1",
+             finished, max_attempts, name FROM tournaments WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -192,7 +194,21 @@ impl TournamentStore {
             created: row.try_get("created")?,
             finished: row.try_get("finished")?,
             max_attempts: row.try_get::<i64, _>("max_attempts")? as u32,
+            name: row.try_get("name")?,
         })
+    }
+
+    /// Gives tournament `id` the name `name` (none: takes its name away).
+    pub async fn rename(&self, id: i64, name: Option<&str>) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE tournaments SET name = $1 WHERE id = $2")
+            .bind(name)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NoTournament(id));
+        }
+        Ok(())
     }
 
     /// A tournament's contestants, by id.
@@ -459,6 +475,7 @@ pub(crate) mod tests {
             created: 1_700_000_000_000,
             finished: None,
             max_attempts: 3,
+            name: Some("Spring final".into()),
         }
     }
 

@@ -105,6 +105,7 @@ async fn with_tournament(target: &str, max_attempts: u32) -> (TournamentStore, i
         .unwrap();
     let t = Tournament {
         max_attempts,
+        name: None,
         ..tournament()
     };
     let id = store
@@ -131,6 +132,7 @@ fn tournament() -> Tournament {
         created: 1_700_000_000_000,
         finished: None,
         max_attempts: 3,
+        name: Some("Spring final".into()),
     }
 }
 
@@ -215,9 +217,32 @@ async fn a_tournament_is_written_played_and_read_back(target: String) {
     let t = store.tournament(id).await.unwrap();
     let wanted = tournament();
     assert_eq!(
-        (t.format, t.seed, t.rounds, t.settings, t.max_attempts),
-        (wanted.format, wanted.seed, wanted.rounds, settings(1), 3)
+        (
+            t.format,
+            t.seed,
+            t.rounds,
+            t.settings,
+            t.max_attempts,
+            t.name
+        ),
+        (
+            wanted.format,
+            wanted.seed,
+            wanted.rounds,
+            settings(1),
+            3,
+            wanted.name
+        )
     );
+    store.rename(id, Some("Finals")).await.unwrap();
+    assert_eq!(
+        store.tournament(id).await.unwrap().name.as_deref(),
+        Some("Finals")
+    );
+    store.rename(id, None).await.unwrap();
+    assert_eq!(store.tournament(id).await.unwrap().name, None);
+    let missing = store.rename(id + 100, Some("x")).await.unwrap_err();
+    assert!(matches!(missing, StoreError::NoTournament(_)), "{missing}");
     assert_eq!(store.players(id).await.unwrap(), players);
     assert_eq!(store.byes(id).await.unwrap(), vec![(1, "builtin:c".into())]);
     assert_eq!(

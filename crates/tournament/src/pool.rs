@@ -899,6 +899,7 @@ mod tests {
             created: now_ms(),
             finished: None,
             max_attempts: 3,
+            name: None,
         };
         let pairs = [("runner", "blocker"), ("blocker", "runner")];
         let matches: Vec<NewMatch> = (1..=4)

@@ -118,6 +118,7 @@ mod tests {
             created: now_ms(),
             finished: None,
             max_attempts: 3,
+            name: None,
         }
     }
 

@@ -27,6 +27,8 @@ pub struct NewTournament<S> {
     pub dir: Option<PathBuf>,
     /// More players: `builtin:NAME` or a player folder.
     pub add: Vec<String>,
+    /// The name the organiser gives the tournament, if any.
+    pub name: Option<String>,
     /// The format; by default round-robin for 2-player games, groups otherwise.
     pub format: Option<Format>,
     /// Rounds (Swiss default: log2 of the players, rounded up; others 1).
@@ -204,6 +206,7 @@ pub fn create<G: CatalogGame>(
         created: now_ms(),
         finished: None,
         max_attempts: new.attempts,
+        name: new.name,
     };
     let (matches, bye) = match &new.sprt {
         Some(plan) => (
@@ -576,6 +579,7 @@ mod tests {
             created: 0,
             finished: None,
             max_attempts: 2,
+            name: None,
         }
     }
 

@@ -243,6 +243,7 @@ mod tests {
             created: 0,
             finished: None,
             max_attempts: 3,
+            name: None,
         };
         let players: Vec<Contestant> = ["random", "random#2"].map(Contestant::builtin).to_vec();
         // Round 1 of 3 played, A losing everything: one more round queued behind round 3.

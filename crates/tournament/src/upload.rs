@@ -265,6 +265,7 @@ mod tests {
             created: now_ms(),
             finished: None,
             max_attempts: 3,
+            name: None,
         };
         let m = NewMatch {
             id: 1,

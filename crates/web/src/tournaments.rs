@@ -31,6 +31,7 @@ fn tournament_json(t: &Tournament) -> Value {
         "players_per_match": t.players_per_match,
         "created": t.created,
         "finished": t.finished,
+        "name": t.name,
     })
 }
 

@@ -520,6 +520,7 @@ fn tournament_state(name: &str) -> (PathBuf, tokio::runtime::Runtime, AppState) 
         created: 1_700_000_000_000,
         finished: None,
         max_attempts: 3,
+        name: None,
     };
     let players = [
         contestant("mybot"),

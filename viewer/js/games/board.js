@@ -3,6 +3,7 @@
 // a flat grid of cells for the other games.
 
 import { s } from "../dom.js";
+import { slideFrom } from "../replay/motion.js";
 import { playerColor } from "../colors.js";
 
 export class GrooveGeometry {
@@ -164,23 +165,29 @@ export function drawPawnTrail(geom, from, to, color) {
  * Every pawn of tick `index` in its player's colour (crossed out once its bot is down), and the
  * trail of the pawn that moved on that tick.
  */
-export function drawPawns(geom, replay, index) {
+export function drawPawns(geom, replay, index, ms = 0) {
   const tick = replay.ticks[index];
   const pawns = (tick.state || {}).pawns || [];
   const acted = tick.player;
   const previous = index > 0 ? replay.ticks[index - 1].state : null;
   const group = s("g", { class: "pawns" });
+  let moved = null;
   if ((tick.action || {}).kind === "move" && previous && acted !== null && acted !== undefined) {
     const from = (previous.pawns || [])[acted];
     const to = pawns[acted];
     if (from && to && (from[0] !== to[0] || from[1] !== to[1])) {
       group.append(drawPawnTrail(geom, from, to, playerColor(acted)));
+      const [fx, fy] = geom.center(from[0], from[1]);
+      const [tx, ty] = geom.center(to[0], to[1]);
+      moved = [fx - tx, fy - ty];
     }
   }
   pawns.forEach((pawn, player) => {
     if (!pawn) return;
     const down = replay.isDown(player, index);
-    group.append(drawPawn(geom, pawn[0], pawn[1], playerColor(player), player, down ? "down" : ""));
+    const drawn = drawPawn(geom, pawn[0], pawn[1], playerColor(player), player, down ? "down" : "");
+    group.append(drawn);
+    if (player === acted && moved) slideFrom(drawn, moved, ms);
   });
   return group;
 }

@@ -11,6 +11,7 @@
 import { h, s } from "../dom.js";
 import { playerColor, ERROR_COLOR } from "../colors.js";
 import { FlatGeometry } from "./board.js";
+import { slideFrom, slideThrough } from "../replay/motion.js";
 
 const NORTH = 1;
 const WEST = 2;
@@ -337,6 +338,38 @@ export function create(replay) {
     }
     group.append(s("circle", { cx: ex, cy: ey, r: c * 0.4, fill: "none", stroke: color, "stroke-width": 3 }));
     dynamic.append(group);
+    return cells || [from, to];
+  }
+
+  /**
+   * Motion into a turn: the pushed line slides one cell, the princesses on it ride along, and
+   * the one who played walks its way to its GOTO cell.
+   */
+  function animateTurn(action, acted, previous, state, walked, ms) {
+    const push = action.push;
+    if (push) {
+      const step = push.p === 1 ? c : -c;
+      const shift = push.c === 0 ? [-step, 0] : [0, -step];
+      const line = push.c === 0 ? width : height;
+      for (let n = 0; n < line; n++) {
+        const i = push.c === 0 ? push.k * width + n : n * width + push.k;
+        slideFrom(corridors[i], shift, ms);
+      }
+    }
+    (state.positions || []).forEach((to, seat) => {
+      const before = (previous.positions || [])[seat];
+      if (!to || !before) return;
+      const princess = dynamic.querySelector(`.princess[data-seat="${seat}"]`);
+      const at = ([x, y]) => [geom.x(x) - geom.x(to[0]), geom.y(y) - geom.y(to[1])];
+      const pushed = pushedCell(push, width, height, before);
+      const rode = pushed[0] !== before[0] || pushed[1] !== before[1];
+      // A princess pushed off one end comes in at the other: she does not ride across the board.
+      const ride = rode && Math.abs(pushed[0] - before[0]) + Math.abs(pushed[1] - before[1]) === 1;
+      const points = ride ? [at(before)] : [];
+      if (seat === acted && walked) points.push(...walked.map(at));
+      else points.push(at(pushed), at(to));
+      slideThrough(princess, points, ms);
+    });
   }
 
   function drawPanel(state, tick) {
@@ -367,7 +400,7 @@ export function create(replay) {
     info.textContent = parts.join(" · ");
   }
 
-  function draw(index) {
+  function draw(index, ms = 0) {
     dynamic.replaceChildren();
     const tick = replay.ticks[index];
     const state = stateAt(index);
@@ -379,15 +412,17 @@ export function create(replay) {
     if (action.kind === "turn" && action.push) drawPush(action.push, color);
     drawDisplays(state);
     const previous = index > 0 ? stateAt(index - 1) : null;
+    let walked = null;
     if (action.kind === "turn" && action.goto && previous && acted !== null && acted !== undefined) {
       const before = (previous.positions || [])[acted];
       const to = (state.positions || [])[acted];
       if (before && to) {
         const from = pushedCell(action.push, width, height, before);
-        drawGoto(from, to, state.fields || [], color);
+        walked = drawGoto(from, to, state.fields || [], color);
       }
     }
     drawPrincesses(state, acted);
+    if (ms && previous && action.kind === "turn") animateTurn(action, acted, previous, state, walked, ms);
     drawPanel(state, tick);
   }
 
@@ -403,7 +438,16 @@ export function create(replay) {
   }
 
   if (seats === 0) info.textContent = "no players";
-  return { element, overlay, geometry: geom, draw, stats };
+  /** The chart of the match: each player's score. */
+  const measure = {
+    name: "score",
+    value(index, player) {
+      const state = stateAt(index);
+      return state ? (state.scores || [])[player] ?? 0 : null;
+    },
+  };
+
+  return { element, overlay, geometry: geom, draw, stats, measure };
 }
 
 export function describeAction(action) {

@@ -7,6 +7,7 @@
 
 import { s } from "../dom.js";
 import { playerColor } from "../colors.js";
+import { turnFrom } from "../replay/motion.js";
 import {
   GrooveGeometry,
   drawGrid,
@@ -16,6 +17,14 @@ import {
 } from "./board.js";
 
 const SIZE = 9;
+
+/** Whether the middle of wall `rect` lies in the rotated `square` (its edges included). */
+function inside(rect, { x0, y0, side }) {
+  const mx = rect.x + rect.w / 2;
+  const my = rect.y + rect.h / 2;
+  const slack = 1;
+  return mx >= x0 - slack && mx <= x0 + side + slack && my >= y0 - slack && my <= y0 + side + slack;
+}
 const ROTATED = 4;
 
 export function create(replay) {
@@ -35,17 +44,22 @@ export function create(replay) {
   const overlay = s("g", { class: "overlay" });
   svg.append(dynamic, overlay);
 
-  function draw(index) {
+  function draw(index, ms = 0) {
     dynamic.replaceChildren();
     const tick = replay.ticks[index];
     if (!tick) return;
     const state = tick.state || {};
     const action = tick.action || {};
     const acted = tick.player;
+    // The walls a rotation turned are drawn in a group of their own, which turns into place.
+    let turned = null;
+    let square = null;
     if (action.kind === "rotate") {
       const x0 = geom.x(action.x) - geom.gap / 2;
       const y0 = geom.y(action.y) - geom.gap / 2;
       const side = ROTATED * (geom.cell + geom.gap);
+      square = { x0, y0, side };
+      turned = s("g", { class: "turned" });
       dynamic.append(
         s("rect", {
           class: "rotation",
@@ -65,13 +79,19 @@ export function create(replay) {
         (action.kind === "horizontal" && kind === "H" && action.x === x && action.y === y) ||
         (action.kind === "vertical" && kind === "V" && action.x === x && action.y === y);
       const title = `${whole ? "wall" : "segment"} ${kind} ${x} ${y} of ${replay.playerName(owner)}`;
-      dynamic.append(drawWallRect(geom.wall(x, y, vertical, whole ? 2 : 1), playerColor(owner), { fresh, title }));
+      const rect = geom.wall(x, y, vertical, whole ? 2 : 1);
+      const into = square && inside(rect, square) ? turned : dynamic;
+      into.append(drawWallRect(rect, playerColor(owner), { fresh, title }));
       if (whole) {
         const [cx, cy] = geom.corner(x, y);
-        dynamic.append(s("circle", { class: "midpoint", cx, cy, r: 2.2 }));
+        into.append(s("circle", { class: "midpoint", cx, cy, r: 2.2 }));
       }
     }
-    dynamic.append(drawPawns(geom, replay, index));
+    if (turned) {
+      dynamic.append(turned);
+      turnFrom(turned, -90, [square.x0 + square.side / 2, square.y0 + square.side / 2], ms);
+    }
+    dynamic.append(drawPawns(geom, replay, index, ms));
   }
 
   function stats(index, player) {
@@ -85,7 +105,16 @@ export function create(replay) {
     return parts.join(" · ");
   }
 
-  return { element: svg, overlay, geometry: geom, draw, stats };
+  /** The chart of the match: each player's distance to its goal. */
+  const measure = {
+    name: "distance to goal",
+    value(index, player) {
+      const state = (replay.ticks[index] && replay.ticks[index].state) || {};
+      return state.distances ? state.distances[player] : null;
+    },
+  };
+
+  return { element: svg, overlay, geometry: geom, draw, stats, measure };
 }
 
 export function describeAction(action) {

@@ -44,7 +44,7 @@ export function create(replay) {
   const overlay = s("g", { class: "overlay" });
   svg.append(dynamic, overlay);
 
-  function draw(index) {
+  function draw(index, ms = 0) {
     dynamic.replaceChildren();
     const tick = replay.ticks[index];
     if (!tick) return;
@@ -56,7 +56,7 @@ export function create(replay) {
       const title = `wall (${x}, ${y}, ${v}) by ${replay.playerName(who)}`;
       dynamic.append(drawWallRect(geom.wall(x, y, v === 1), playerColor(who), { fresh, title }));
     }
-    dynamic.append(drawPawns(geom, replay, index));
+    dynamic.append(drawPawns(geom, replay, index, ms));
   }
 
   function stats(index, player) {
@@ -71,7 +71,16 @@ export function create(replay) {
     return parts.join(" · ");
   }
 
-  return { element: svg, overlay, geometry: geom, draw, stats };
+  /** The chart of the match: each player's distance to its goal. */
+  const measure = {
+    name: "distance to goal",
+    value(index, player) {
+      const state = (replay.ticks[index] && replay.ticks[index].state) || {};
+      return state.distances ? state.distances[player] : null;
+    },
+  };
+
+  return { element: svg, overlay, geometry: geom, draw, stats, measure };
 }
 
 export function describeAction(action) {

@@ -1,11 +1,13 @@
 // The debug panel: for the chosen player and the current tick, what the referee sent it, what
 // it answered (with times), its time used and bank left, its error in red, notes, and its
 // stderr for the tick exactly as recorded (the referee keeps up to 2000 characters a tick).
+// On a tick without anything of the player, its latest tick with something stays shown.
 
 import { h } from "../dom.js";
 import { playerColor } from "../colors.js";
 import { ms } from "../format.js";
 import { PREFIX } from "./overlay.js";
+import { download } from "./download.js";
 
 /** What the referee keeps of a bot's stderr per tick. */
 export const LOG_CAP = 2000;
@@ -37,15 +39,6 @@ export function stdinUpTo(replay, player, index) {
     for (const m of (bot && bot.received) || []) parts.push(m.text);
   }
   return parts.join("");
-}
-
-function download(name, text) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-  const link = h("a", { href: url, download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 export class DebugPanel {
@@ -90,14 +83,19 @@ export class DebugPanel {
     this.index = index;
     this.player = player;
     const tick = this.replay.ticks[index];
-    const bot = tick && tick.bots ? tick.bots[player] : null;
+    // Between its turns a bot's latest turn stays in view, marked with the tick it is from.
+    const shownIndex = this.replay.lastActivity(player, index);
+    const shown = shownIndex === null ? null : this.replay.ticks[shownIndex];
+    const current = shownIndex === index;
+    const bot = shown && shown.bots ? shown.bots[player] : null;
     this.select.value = String(player);
     this.swatch.style.background = playerColor(player);
     const hasError = !!(bot && bot.error);
-    this.root.classList.toggle("faulty", hasError);
+    this.root.classList.toggle("faulty", hasError && current);
     const down = this.replay.isDown(player, index);
-    this.status.textContent = !tick ? "" : down ? "offline" : tick.player === player ? "its turn" : "";
-    this.status.className = `tick-status ${down ? "down" : ""}`;
+    this.status.textContent = !tick ? "" : down ? "offline" : !shown ? ""
+      : !current ? `from tick ${shown.tick}` : tick.player === player ? "its turn" : "";
+    this.status.className = `tick-status ${down ? "down" : ""} ${shown && !current ? "earlier" : ""}`;
 
     this.error.textContent = hasError ? bot.error : "";
     this.error.hidden = !hasError;
@@ -105,8 +103,9 @@ export class DebugPanel {
     this.notes.replaceChildren(...notes.map((n) => h("li", {}, n)));
     this.notes.hidden = notes.length === 0;
 
-    this.received.replaceChildren(...messages(bot && bot.received, "nothing this tick"));
-    this.sent.replaceChildren(...messages(bot && bot.sent, "nothing this tick"));
+    const nothing = !shown || current ? "nothing this tick" : `nothing at tick ${shown.tick}`;
+    this.received.replaceChildren(...messages(bot && bot.received, nothing));
+    this.sent.replaceChildren(...messages(bot && bot.sent, nothing));
 
     const timing = [];
     if (bot) {
@@ -119,7 +118,7 @@ export class DebugPanel {
     this.timing.replaceChildren(...timing);
 
     const log = (bot && bot.log) || "";
-    this.log.replaceChildren(...(log ? logNodes(log) : [h("span", { class: "empty" }, "nothing written to stderr this tick")]));
+    this.log.replaceChildren(...(log ? logNodes(log) : [h("span", { class: "empty" }, "nothing written to stderr")]));
     this.logCount.textContent = log ? `${[...log].length} / ${LOG_CAP} characters` : "";
     this.problems.replaceChildren(
       ...(drawProblems || []).map((p) => h("li", {}, `#draw on stderr line ${p.line}: ${p.message}`)),

@@ -5,6 +5,8 @@ export const SHORTCUTS = [
   ["← →", "previous / next tick (with shift: 10 ticks)"],
   ["home end", "first / last tick"],
   ["p n", "previous / next error"],
+  ["[ ]", "previous / next turn of the debugged player"],
+  ["f", "full screen"],
   ["- +", "slower / faster"],
   ["1…8", "debug player 1…8"],
 ];
@@ -25,6 +27,9 @@ export function installKeys(actions) {
       End: () => actions.last(),
       n: () => actions.nextError(),
       p: () => actions.previousError(),
+      "[": () => actions.previousTurn(),
+      "]": () => actions.nextTurn(),
+      f: () => actions.fullscreen(),
       "+": () => actions.faster(1),
       "=": () => actions.faster(1),
       "-": () => actions.faster(-1),

@@ -36,6 +36,10 @@ export class Replay {
     this.errorTicksOf = this.players.map(() => []);
     /** Per player: the first tick at which the bot is offline, or null. */
     this.downAt = this.players.map(() => null);
+    /** Per player: indexes of the ticks the player acted in, ascending. */
+    this.turnsOf = this.players.map(() => []);
+    /** Per player: indexes of the ticks holding anything of the bot (messages, log, error). */
+    this.activityOf = this.players.map(() => []);
     this.listeners = [];
   }
 
@@ -62,7 +66,9 @@ export class Replay {
     const index = this.ticks.length;
     this.ticks.push(tick);
     let error = false;
+    if (Number.isInteger(tick.player) && this.turnsOf[tick.player]) this.turnsOf[tick.player].push(index);
     (tick.bots || []).forEach((bot, player) => {
+      if (hasActivity(bot) && this.activityOf[player]) this.activityOf[player].push(index);
       if (bot.error) {
         error = true;
         if (this.errorTicksOf[player]) this.errorTicksOf[player].push(index);
@@ -102,11 +108,47 @@ export class Replay {
     return at >= 0 ? list[at] : null;
   }
 
+  /** The latest tick at or before `index` in which `player` acted, or null. */
+  lastTurn(player, index) {
+    return atOrBefore(this.turnsOf[player] || [], index);
+  }
+
+  /** The latest tick at or before `index` holding anything of `player`'s bot, or null. */
+  lastActivity(player, index) {
+    return atOrBefore(this.activityOf[player] || [], index);
+  }
+
+  /** The next tick after `index` in which `player` acted, or null. */
+  nextTurn(index, player) {
+    const list = this.turnsOf[player] || [];
+    const at = upperBound(list, index);
+    return at < list.length ? list[at] : null;
+  }
+
+  /** The previous tick before `index` in which `player` acted, or null. */
+  previousTurn(index, player) {
+    const list = this.turnsOf[player] || [];
+    const at = lowerBound(list, index) - 1;
+    return at >= 0 ? list[at] : null;
+  }
+
   /** A player's name as the replay header gives it. */
   playerName(index) {
     const p = this.players[index];
     return p ? p.name : `player ${index}`;
   }
+}
+
+/** Whether a tick's record of a bot holds anything the bot was sent, wrote or was told. */
+function hasActivity(bot) {
+  return !!bot && ((bot.received && bot.received.length > 0) || (bot.sent && bot.sent.length > 0) ||
+    !!bot.log || !!bot.error || (bot.notes && bot.notes.length > 0));
+}
+
+/** The greatest value of sorted `list` that is <= `value`, or null. */
+function atOrBefore(list, value) {
+  const at = upperBound(list, value) - 1;
+  return at >= 0 ? list[at] : null;
 }
 
 /** The first position in sorted `list` holding a value >= `value`. */

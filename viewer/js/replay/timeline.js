@@ -7,7 +7,7 @@ import { h } from "../dom.js";
 import { ERROR_COLOR } from "../colors.js";
 
 /** Half the width of the slider's thumb: the first and last ticks sit this far in. */
-const THUMB = 8;
+export const THUMB = 8;
 
 export class Timeline {
   constructor(container, playback) {
