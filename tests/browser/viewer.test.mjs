@@ -294,3 +294,29 @@ test("arbiter view serves one replay and prints its page's address", async () =>
     one.stop();
   }
 });
+
+test("after a choice in the Player or speed drop-down, the arrows step and space plays", async () => {
+  await open("id=crash.jsonl&tick=2");
+  await page.focus("#debug-player");
+  await page.selectOption("#debug-player", "1");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 3 \//);
+  assert.equal(await page.inputValue("#debug-player"), "1", "the arrow left the player chosen");
+  await page.keyboard.press("ArrowLeft");
+  await expectNow(/Tick 2 \//);
+  const speed = "select[aria-label=speed]";
+  await page.focus(speed);
+  await page.selectOption(speed, "64");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 3 \//);
+  assert.equal(await page.inputValue(speed), "64");
+  await page.keyboard.press("Space");
+  await page.waitForFunction(() => Number(/Tick (\d+)/.exec(document.querySelector("#now").textContent)[1]) > 5);
+  await page.keyboard.press("Space");
+  // Seats are labelled from 0, and so are their keys.
+  await page.keyboard.press("0");
+  await page.waitForFunction(() => document.querySelector("#debug-player").value === "0");
+  await page.keyboard.press("1");
+  await page.waitForFunction(() => document.querySelector("#debug-player").value === "1");
+  assert.match(await page.textContent(".shortcuts"), /0…9/);
+});

@@ -12,7 +12,7 @@ import { Timeline } from "./replay/timeline.js";
 import { PlayerList } from "./replay/players.js";
 import { DebugPanel } from "./replay/debug-panel.js";
 import { parseDrawings, drawShapes } from "./replay/overlay.js";
-import { installKeys, SHORTCUTS } from "./replay/keys.js";
+import { installKeys, releaseAfterChoice, SHORTCUTS } from "./replay/keys.js";
 import { replaySource, follow } from "./replay/source.js";
 import { rendererFor } from "./games/index.js";
 import * as textGame from "./games/text.js";
@@ -105,6 +105,7 @@ function buildPage(replay, source) {
     SPEEDS.map((v) => h("option", { value: v }, `${v}×`)));
   speed.value = String(playback.speed);
   speed.addEventListener("change", () => playback.setSpeed(Number(speed.value)));
+  releaseAfterChoice(speed);
   const controls = h("div", { class: "controls" },
     button(icon("first"), "first tick (home)", () => playback.seek(0), { id: "first" }),
     button(icon("previous"), "previous tick (←)", () => playback.step(-1), { id: "step-back" }),

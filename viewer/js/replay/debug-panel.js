@@ -6,6 +6,7 @@ import { h } from "../dom.js";
 import { playerColor } from "../colors.js";
 import { ms } from "../format.js";
 import { PREFIX } from "./overlay.js";
+import { releaseAfterChoice } from "./keys.js";
 
 /** What the referee keeps of a bot's stderr per tick. */
 export const LOG_CAP = 2000;
@@ -56,6 +57,7 @@ export class DebugPanel {
     this.select = h("select", { id: "debug-player", "aria-label": "player to debug" },
       replay.players.map((p, i) => h("option", { value: i }, `${i}: ${p.name}`)));
     this.select.addEventListener("change", () => onPick(Number(this.select.value)));
+    releaseAfterChoice(this.select);
     this.swatch = h("span", { class: "swatch small" });
     this.status = h("span", { class: "tick-status" });
     this.error = h("div", { class: "error-box", role: "alert" });
