@@ -33,6 +33,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tower_http::compression::CompressionLayer;
 
 pub use error::AppError;
 use error::AppResult;
@@ -166,6 +167,9 @@ pub fn app(state: AppState) -> Router {
         .nest("/api", api)
         .fallback(assets::serve)
         .with_state(state)
+        // A replay's JSON shrinks about twentyfold; live streams (event streams) are left as
+        // they are, so that each record reaches the page as soon as it is sent.
+        .layer(CompressionLayer::new())
 }
 
 /// The runtime the server lives on: the store is opened on it first (see [`AppState::new`]),

@@ -771,3 +771,42 @@ fn a_malformed_request_is_answered_in_json_too() {
         assert_eq!(body["kind"], "bad_request", "{body}");
     });
 }
+
+#[test]
+fn answers_are_gzipped_for_a_client_that_takes_gzip_but_live_streams_are_not() {
+    use std::io::Read;
+    let (_dir, state) = replay_dir("gzip");
+    runtime().block_on(async {
+        let request = |uri: &str| {
+            Request::get(uri)
+                .header(header::ACCEPT_ENCODING, "gzip")
+                .body(Body::empty())
+                .unwrap()
+        };
+        let response = app(state.clone())
+            .oneshot(request("/api/replay?id=plain.jsonl"))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[header::CONTENT_ENCODING], "gzip");
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body["ticks"].as_array().unwrap().len(), 4);
+
+        let page = app(state.clone())
+            .oneshot(request("/js/replay-page.js"))
+            .await
+            .unwrap();
+        assert_eq!(page.headers()[header::CONTENT_ENCODING], "gzip");
+        // A record of a live match goes out the moment it is read.
+        let stream = app(state.clone())
+            .oneshot(request("/api/replay/stream?id=plain.jsonl"))
+            .await
+            .unwrap();
+        assert!(stream.headers().get(header::CONTENT_ENCODING).is_none());
+    });
+}
