@@ -3,7 +3,7 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
 import { makeTournament } from "./lib/fixtures.mjs";
 
 let server;
@@ -12,6 +12,10 @@ let page;
 
 before(async () => {
   const db = makeTournament(tempDir("tournament"));
+  // Tournament 2: games of four seats, which keep no cross-table.
+  arbiter(["tournament", "run", "--game", "quoridor", "--players", "4", "--add", "builtin:runner",
+    "--add", "builtin:blocker", "--add", "builtin:random", "--add", "builtin:aiarena-hard", "--db", db,
+    "--rounds", "1", "--seed", "3", "--jobs", "2"]);
   server = await serve(["serve", "--db", db]);
   chrome = await browser();
   page = chrome.page;
@@ -38,6 +42,10 @@ test("the standings page shows the table, the ratings chart and the cross-table"
   assert.equal(await page.locator("#standings .rating-bar").count(), 3);
   assert.ok((await page.locator("#ratings-chart .series").count()) === 3, "a line per player");
   assert.equal(await page.locator("#cross-table tbody tr").count(), 3);
+  assert.doesNotMatch(await page.textContent(".page-head"), /null|undefined/);
+  // blocker won all its games: its rating has no upper bound, and the page says so.
+  assert.match(await page.textContent("#standings tbody tr:first-child"), /no upper bound/);
+  assert.match(await page.getAttribute("#standings th:has-text('LOS')", "title"), /stronger than the next one/);
   await page.waitForSelector("#matches tbody tr");
   assert.equal(await page.locator("#matches tbody tr").count(), 12);
   await screenshot(page, "tournament-standings");
@@ -72,4 +80,17 @@ test("a player's page shows its standing, faults and slowest answers", async () 
   await page.waitForSelector("#matches tbody tr");
   assert.equal(await page.locator("#matches tbody tr").count(), 8);
   await screenshot(page, "tournament-player");
+});
+
+test("a rating without an error bar after a perfect score says which bound it is", async () => {
+  await page.goto(`${server.origin}/tournament.html?t=1`);
+  await page.waitForSelector("#standings");
+  const words = await page.evaluate(async () => {
+    const { ratingWords } = await import("/js/tournament/standings.js");
+    const row = (wins, losses) => ({ rating: 800, error95: null, games: 20, wins, draws: 0, losses });
+    return [ratingWords(row(20, 0)), ratingWords(row(0, 20)), ratingWords({ ...row(0, 0), games: 0 })];
+  });
+  assert.match(words[0], /all 20 games won.*no upper bound/);
+  assert.match(words[1], /all 20 games lost.*no lower bound/);
+  assert.match(words[2], /too few games/);
 });

@@ -320,3 +320,41 @@ test("after a choice in the Player or speed drop-down, the arrows step and space
   await page.waitForFunction(() => document.querySelector("#debug-player").value === "1");
   assert.match(await page.textContent(".shortcuts"), /0…9/);
 });
+
+test("the overlay's arrow heads and words leave the pawns' numbers visible", async () => {
+  await open("id=drawn-on-pawns.jsonl&tick=1&player=0");
+  await settle();
+  assert.equal(await page.locator(".overlay .draw-head").count(), 1);
+  const overlaps = await page.evaluate(() => {
+    const inside = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const numbers = [...document.querySelectorAll(".board-svg .pawn text")].map((t) => t.getBoundingClientRect());
+    const drawn = [...document.querySelectorAll(".overlay .draw-head, .overlay .draw-text, .overlay .draw-label")];
+    const out = [];
+    for (const shape of drawn) {
+      const box = shape.getBoundingClientRect();
+      numbers.forEach((n, pawn) => inside(box, n) && out.push(`${shape.getAttribute("class")} on pawn ${pawn}`));
+    }
+    return out;
+  });
+  assert.deepEqual(overlaps, []);
+  await screenshot(page, "replay-overlay-on-pawns");
+});
+
+test("a trimmed stderr is counted without the referee's marker", async () => {
+  await open("id=drawn-on-pawns.jsonl&tick=2&player=0");
+  await settle();
+  assert.equal(await page.textContent(".debug .count"), "2000 / 2000 characters, the rest cut");
+});
+
+test("a crash with no answer is not called a refused answer", async () => {
+  const crashed = await page.evaluate(async () => {
+    const r = await (await fetch("/api/replay?id=crash.jsonl")).json();
+    return r.ticks.find((t) => t.player === 0 && t.bots[0].error && !(t.bots[0].sent || []).length && t.action.kind !== "forfeit");
+  });
+  assert.ok(crashed, "the crashing bot's last turn has an error and no answer");
+  await open(`id=crash.jsonl&tick=${crashed.tick}&player=0`);
+  await expectNow(new RegExp(`Tick ${crashed.tick} /`));
+  const now = await nowText();
+  assert.doesNotMatch(now, /refused/);
+  assert.match(now, /played for it: it gave no answer/);
+});

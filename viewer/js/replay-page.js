@@ -55,11 +55,47 @@ function resultText(replay) {
   return `${who} (${result.reason}) after ${result.ticks} ticks`;
 }
 
-/** Whether the action of a tick was played by the referee because the bot's answer was refused. */
-function refusedAnswer(tick) {
+/**
+ * Why the referee played a tick's action for its bot, if it did: an answer it refused, or
+ * none at all (the bot crashed or said nothing in time).
+ */
+function playedFor(tick) {
   const bot = tick.bots && tick.bots[tick.player];
   const kind = tick.action && tick.action.kind;
-  return !!(bot && bot.error) && !["start", "stuck", "forfeit"].includes(kind);
+  if (!(bot && bot.error) || ["start", "stuck", "forfeit"].includes(kind)) return null;
+  return bot.sent && bot.sent.length ? "its answer was refused" : "it gave no answer";
+}
+
+/**
+ * Keeps the shown tick and the debugged player in the address, so that a reload or a shared
+ * link opens the same view. A live match being followed keeps no tick: it opens at its newest.
+ */
+function keepInAddress(playback, replay, player) {
+  const url = new URL(window.location.href);
+  const tick = replay.ticks[playback.index];
+  if (tick && !(playback.live && playback.following)) url.searchParams.set("tick", String(tick.tick));
+  else url.searchParams.delete("tick");
+  url.searchParams.set("player", String(player));
+  if (url.href === window.location.href) return;
+  try {
+    history.replaceState(null, "", url);
+  } catch (e) {
+    // An exported page opened from a file may not rewrite its address: nothing is lost.
+  }
+}
+
+/** Copies the page's address (which holds the tick and the player) to the clipboard. */
+async function copyLink(button) {
+  const done = (text) => {
+    button.textContent = text;
+    setTimeout(() => (button.textContent = "copy link"), 1500);
+  };
+  try {
+    await navigator.clipboard.writeText(window.location.href);
+    done("link copied");
+  } catch (e) {
+    window.prompt("Copy this link:", window.location.href);
+  }
 }
 
 function defaultPlayer(replay) {
@@ -194,7 +230,7 @@ function buildPage(replay, source) {
         : h("span", {}, h("span", { class: "swatch small", style: `background:${playerColor(tick.player)}` }),
           h("b", {}, replay.playerName(tick.player)), " ",
           tick.action && tick.action.kind === "forfeit" ? "forfeited the match" : gameModule.describeAction(tick.action),
-          refusedAnswer(tick) ? h("span", { class: "muted" }, " (played for it: its answer was refused)") : null);
+          playedFor(tick) ? h("span", { class: "muted" }, ` (played for it: ${playedFor(tick)})`) : null);
       const faulty = tick.bots && tick.bots.some((b) => b.error);
       now.replaceChildren(h("span", { class: "tick-no" }, `Tick ${tick.tick} / ${replay.ticks[total - 1].tick}`), " · ", who,
         ...(faulty ? [h("span", { class: "error-flag" }, "error")] : []));

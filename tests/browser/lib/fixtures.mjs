@@ -43,7 +43,29 @@ export function makeReplays(dir) {
   const lines = fs.readFileSync(at("crash.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
   lines[0].game = "tetris";
   fs.writeFileSync(at("unknown-game.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  makeDrawnOnPawns(at("crash.jsonl"), at("drawn-on-pawns.jsonl"));
   return { dir, replays, bot };
+}
+
+/** The referee's marker after a log it cut (crates/referee, `LOG_TRIMMED`). */
+export const LOG_TRIMMED = "...\n[[bot log trimmed to 2KB]]";
+
+/**
+ * `source` with player 0's stderr of tick 1 drawing on both pawns (an arrow at one, text and a
+ * label on the other), and its stderr of tick 2 cut by the referee at 2000 characters.
+ */
+function makeDrawnOnPawns(source, out) {
+  const lines = fs.readFileSync(source, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const ticks = lines.filter((l) => l.type === "tick");
+  const [mine, theirs] = ticks[1].state.pawns;
+  ticks[1].bots[0].log = [
+    `#draw arrow ${mine[0]} ${mine[1] + 3} ${theirs[0]} ${theirs[1]} red`,
+    `#draw text ${mine[0]} ${mine[1]} my pawn`,
+    `#draw cell ${theirs[0]} ${theirs[1]} blue theirs`,
+    "",
+  ].join("\n");
+  ticks[2].bots[0].log = "x".repeat(2000) + LOG_TRIMMED;
+  fs.writeFileSync(out, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }
 
 /** A replay of `count` ticks: the ticks of `source` over and over, numbered on. */
