@@ -358,3 +358,21 @@ test("a crash with no answer is not called a refused answer", async () => {
   assert.doesNotMatch(now, /refused/);
   assert.match(now, /played for it: it gave no answer/);
 });
+
+test("a replay cut short long ago is shown stalled, not live, and its stream ends", async () => {
+  const source = fs.readFileSync(path.join(fixtures.replays, "crash.jsonl"), "utf8").trim().split("\n");
+  const cut = path.join(fixtures.replays, "cut.jsonl");
+  fs.writeFileSync(cut, source.slice(0, 4).join("\n") + "\n");
+  const longAgo = new Date(Date.now() - 3600 * 1000);
+  fs.utimesSync(cut, longAgo, longAgo);
+  await open("id=cut.jsonl");
+  await page.waitForSelector(".stalled-badge", { state: "visible" });
+  assert.ok(!(await page.isVisible(".live-badge")), "not LIVE");
+  assert.match(await page.textContent(".match-head .meta"), /stalled: no result and no new tick/);
+  const stream = await fetch(`${server.origin}/api/replay/stream?id=cut.jsonl`, { signal: AbortSignal.timeout(10000) });
+  const text = await stream.text();
+  assert.match(text, /event: stalled[\s\S]*event: end/);
+  await screenshot(page, "replay-stalled");
+  const live = await (await fetch(`${server.origin}/api/live`)).json();
+  assert.ok(!live.some((e) => e.replay && e.replay.id === "cut.jsonl"), "not listed as live");
+});

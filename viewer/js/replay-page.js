@@ -131,8 +131,11 @@ function buildPage(replay, source) {
   });
   const title = h("h1", {}, h("span", { class: "game-name" }, replay.game || "replay"), h("span", { class: "vs" }, names));
   const liveBadge = h("span", { class: "live-badge", hidden: true }, "LIVE");
+  const stalledBadge = h("span", { class: "stalled-badge", hidden: true }, "STALLED");
   const meta = h("div", { class: "meta" });
-  const head = h("header", { class: "match-head" }, h("div", { class: "title-row" }, title, liveBadge), meta);
+  const head = h("header", { class: "match-head" }, h("div", { class: "title-row" }, title, liveBadge, stalledBadge), meta);
+  /** Why the match stopped without a result, once its stream said it stalled. */
+  let stalled = null;
 
   const playButton = button(icon("play"), "play / pause (space)", () => playback.toggle(), { class: "play", id: "play" });
   const prevError = button("◀ error", "previous error (p)", () => jumpError(-1), { class: "error-nav", id: "prev-error" });
@@ -196,9 +199,11 @@ function buildPage(replay, source) {
     const parts = [];
     if (replay.header.seed !== undefined) parts.push(`seed ${replay.header.seed}`);
     const result = resultText(replay);
-    parts.push(result || (playback.live ? "being played" : "no result (the match was cut short)"));
+    const unfinished = stalled ? `stalled: ${stalled}` : "no result (the match was cut short)";
+    parts.push(result || (playback.live ? "being played" : unfinished));
     meta.textContent = parts.join(" · ");
     liveBadge.hidden = !playback.live;
+    stalledBadge.hidden = !stalled || !!result;
   }
 
   function render() {
@@ -258,13 +263,26 @@ function buildPage(replay, source) {
     pick,
   });
 
-  const start = Number(query.get("tick"));
-  playback.seek(query.get("tick") !== null && Number.isFinite(start) ? start : 0);
+  playback.seek(startIndex(replay));
   /** The badge while following: the browser reconnects by itself after a dropped stream. */
   const connection = (state) => {
     liveBadge.textContent = state === "reconnecting" ? "RECONNECTING…" : "LIVE";
   };
-  return { playback, schedule, updateMeta, connection };
+  /** The stream said the replay stopped growing without a result: its match was stopped. */
+  const stall = (message) => {
+    stalled = message;
+    playback.live = false;
+    schedule();
+  };
+  return { playback, schedule, updateMeta, connection, stall };
+}
+
+/** The tick asked for in the address (`?tick=N`, a tick number), as an index; else the first. */
+function startIndex(replay) {
+  const wanted = Number(query.get("tick"));
+  if (query.get("tick") === null || !Number.isFinite(wanted)) return 0;
+  const at = replay.ticks.findIndex((t) => t.tick >= wanted);
+  return at >= 0 ? at : replay.ticks.length - 1;
 }
 
 async function main() {
@@ -300,6 +318,7 @@ async function main() {
         }
       },
       onFailure: (message) => showProblem(new Error(message)),
+      onStalled: page.stall,
       onEnd: () => {
         page.playback.live = false;
         page.schedule();

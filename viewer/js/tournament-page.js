@@ -21,9 +21,18 @@ function progress(t) {
   const m = t.matches;
   const over = m.done + m.failed;
   if (t.finished) return h("span", { class: "pill ok" }, `finished · ${m.total} matches`);
+  const gone = !t.runner || t.runner.state === "gone" || !m.running;
   return h("span", {},
-    m.running ? h("span", { class: "pill live" }, `${m.running} running`) : h("span", { class: "pill warn" }, "stopped"),
+    gone ? h("span", { class: "pill warn", id: "runner-gone" }, "stopped") : h("span", { class: "pill live" }, `${m.running} running`),
     ` ${over} of ${m.total} matches over`);
+}
+
+/** Under the heading of a tournament no one plays any more: why, and the command to go on. */
+function resumeHint(t) {
+  if (t.finished || !t.runner || t.runner.state !== "gone") return null;
+  return h("p", { class: "resume-hint", id: "resume-hint" },
+    "No runner is playing this tournament (it was stopped, killed or its machine switched off). Go on with ",
+    h("code", {}, t.runner.resume), ".");
 }
 
 async function main() {
@@ -57,10 +66,11 @@ async function main() {
   const excluded = overview.players.filter((p) => p.status !== "ok" && p.status !== "kept");
 
   function fill() {
-    head.replaceChildren(
+    put(head,
       h("h1", {}, `Tournament ${overview.id}`),
       h("span", { class: "meta" }, `${overview.game} · ${overview.format} · ${fmt.plural(overview.rounds, "round")} · seed ${overview.seed} · started ${fmt.date(overview.created)}`),
-      progress(overview));
+      progress(overview),
+      resumeHint(overview));
     put(standingsBox, standingsTable(t, overview.standings, colorOf),
       excluded.length ? h("p", { class: "muted" }, "Not playing: ",
         excluded.map((p, i) => [i ? ", " : "", h("b", {}, p.alias), ` (${p.status}${p.reason ? `: ${p.reason}` : ""})`])) : null);

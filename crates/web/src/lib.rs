@@ -43,9 +43,6 @@ pub use replays::{Loaded, ReplaySource, load};
 use stored::ReplayAt;
 use tournaments::MatchFilter;
 
-/// A replay file still growing and changed this recently counts as a match being played.
-const LIVE_WITHIN: Duration = Duration::from_secs(120);
-
 /// The limits that keep the server's memory, threads and descriptors bounded whatever its
 /// clients and its replay files do (docs/organisers.md says more).
 #[derive(Clone, Copy, Debug)]
@@ -337,7 +334,8 @@ async fn live(State(state): State<AppState>) -> AppResult<Json<Value>> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
     for file in files {
-        let recent = now - file.modified < LIVE_WITHIN.as_millis() as i64;
+        // One that has not grown for longer is stalled, as its followers are told.
+        let recent = now - file.modified < live::stalled_after().as_millis() as i64;
         // Tournament replays are listed above, by match.
         if !file.complete && file.problem.is_none() && recent && !is_tournament_match(&file.id) {
             out.push(json!({"kind": "file", "replay": file}));

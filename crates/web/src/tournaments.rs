@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use arbiter_store::{
-    Contestant, MatchRow, MatchState, ReplayStore, StoreError, Tournament, TournamentStore,
+    Contestant, Format, MatchRow, MatchState, ReplayStore, StoreError, Tournament, TournamentStore,
 };
 use arbiter_tournament::standings::{self, Table};
 use serde::{Deserialize, Serialize};
@@ -78,6 +78,7 @@ pub async fn list(store: &TournamentStore) -> AppResult<Value> {
                 .count()
         );
         value["matches"] = counts(&matches);
+        value["runner"] = runner_json(store, &t, &matches).await?;
         out.push(value);
     }
     Ok(Value::Array(out))
@@ -100,9 +101,59 @@ pub async fn overview(store: &TournamentStore, id: i64) -> AppResult<Value> {
     let (table, players, matches) = table(store, &t).await?;
     let mut value = tournament_json(&t);
     value["matches"] = counts(&matches);
+    value["runner"] = runner_json(store, &t, &matches).await?;
     value["players"] = players.iter().map(player_json).collect();
     value["standings"] = standings_json(&table);
     Ok(value)
+}
+
+/// Whether a tournament not finished is being played: `{"state": "finished" | "playing" |
+/// "gone", "lapsed": [match ids], "resume": command}`. Its runner is gone when matches are left
+/// and none is held by a worker whose lease is running (a runner killed, a machine switched
+/// off): only a new run plays them, and `resume` is the command that starts one.
+async fn runner_json(
+    store: &TournamentStore,
+    t: &Tournament,
+    matches: &[MatchRow],
+) -> AppResult<Value> {
+    if t.finished.is_some() {
+        return Ok(json!({"state": "finished", "lapsed": [], "resume": null}));
+    }
+    let lapsed = store.lapsed_leases(t.id).await?;
+    let running = matches
+        .iter()
+        .filter(|m| m.state == MatchState::Running)
+        .count();
+    let left = running > 0 || matches.iter().any(|m| m.state == MatchState::Queued);
+    let gone = left && running == lapsed.len();
+    Ok(json!({
+        "state": if gone { "gone" } else { "playing" },
+        "lapsed": lapsed,
+        "resume": resume_command(store, t),
+    }))
+}
+
+/// The command that goes on with tournament `t` of `store`.
+fn resume_command(store: &TournamentStore, t: &Tournament) -> String {
+    // A PostgreSQL URL may hold a password: it is not shown.
+    let db = store.file().map_or_else(
+        || "postgres://…".to_owned(),
+        |file| shell_word(&file.display().to_string()),
+    );
+    match t.format {
+        Format::Sprt => format!("arbiter sprt {} --db {db} --resume {}", t.game, t.id),
+        _ => format!("arbiter tournament resume --db {db} --tournament {}", t.id),
+    }
+}
+
+/// `text` as one word of a shell command line: quoted unless it is plainly safe.
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
 }
 
 fn standings_json(table: &Table) -> Value {
@@ -281,10 +332,16 @@ pub async fn matches(store: &TournamentStore, id: i64, filter: &MatchFilter) -> 
         .map(|p| (p.id.as_str(), p.alias.as_str()))
         .collect();
     let rows = store.matches(id).await?;
+    let lapsed = store.lapsed_leases(id).await?;
     Ok(rows
         .iter()
         .filter(|m| filter.keeps(m))
-        .map(|m| match_json(m, &aliases))
+        .map(|m| {
+            let mut value = match_json(m, &aliases);
+            // Running in the store, yet no worker plays it any more.
+            value["stalled"] = json!(lapsed.contains(&m.id));
+            value
+        })
         .collect())
 }
 
@@ -516,8 +573,10 @@ pub async fn running(store: &TournamentStore) -> AppResult<Vec<Value>> {
             .iter()
             .map(|p| (p.id.as_str(), p.alias.as_str()))
             .collect();
+        let lapsed = store.lapsed_leases(id).await?;
         for m in store.matches(id).await? {
-            if m.state == MatchState::Running {
+            // A match whose worker is gone is not being played.
+            if m.state == MatchState::Running && !lapsed.contains(&m.id) {
                 let mut value = match_json(&m, &aliases);
                 value["tournament"] = json!(id);
                 value["game"] = json!(t.game);

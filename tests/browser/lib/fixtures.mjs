@@ -92,3 +92,38 @@ export function makeTournament(dir) {
     "--add", "builtin:random", "--db", db, "--rounds", "2", "--seed", "3", "--jobs", "2"]);
   return db;
 }
+
+/**
+ * A Quoridor bot that answers nonsense (the referee then plays a random move for it), slowly
+ * from its second start on: the compliance check before the tournament (its first start) stays
+ * quick, and the matches after it last long enough to be watched.
+ */
+const SLEEPY_BOT = `#!/bin/sh
+here=$(dirname "$0")
+starts=$(cat "$here/starts" 2>/dev/null || echo 0)
+echo $((starts + 1)) >"$here/starts"
+read n; read id; read m; i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+while read tick; do
+  [ "$tick" = "-1" ] && exit 0
+  i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+  read f; i=0; while [ $i -lt $f ]; do read l; i=$((i+1)); done
+  read empty
+  [ "$starts" -gt 0 ] && sleep 0.6
+  echo "thinking about tick $tick" >&2
+  echo "pass"
+done
+`;
+
+/**
+ * A player folder `dir`/players/sleepy holding the sleepy bot, started as `sh bot.sh`; returns
+ * the players folder. The bot counts its starts in its folder, which a sandbox gives afresh to
+ * every match: the tournament runs it with `--no-sandbox`.
+ */
+export function makeSleepyPlayer(dir) {
+  const players = path.join(dir, "players");
+  const player = path.join(players, "sleepy");
+  fs.mkdirSync(player, { recursive: true });
+  fs.writeFileSync(path.join(player, "bot.sh"), SLEEPY_BOT, { mode: 0o755 });
+  fs.writeFileSync(path.join(player, "info.txt"), "sleepy\nSleepy Bot\nsh bot.sh\n");
+  return players;
+}

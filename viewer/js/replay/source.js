@@ -37,14 +37,16 @@ export function replaySource(query) {
 
 /**
  * Follows a replay being written: `onRecord` gets each new record (header, tick or result),
- * `onFailure` a message if the stream cannot be read, `onEnd` is called once nothing more
- * will come. Returns a function that stops following.
+ * `onFailure` a message if the stream cannot be read, `onStalled` why it stopped growing
+ * without a result, `onEnd` is called once nothing more will come. Returns a function that stops following.
  */
-export function follow(url, { onRecord, onFailure, onEnd, onState }) {
+export function follow(url, { onRecord, onFailure, onStalled, onEnd, onState }) {
   const events = new EventSource(url);
   events.addEventListener("open", () => onState && onState("live"));
   events.addEventListener("record", (event) => onRecord(JSON.parse(event.data)));
   events.addEventListener("failure", (event) => onFailure(event.data));
+  // No result and no new line for a while: no one writes the replay any more.
+  events.addEventListener("stalled", (event) => onStalled(event.data));
   events.addEventListener("end", () => {
     events.close();
     onEnd();

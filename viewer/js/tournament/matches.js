@@ -32,7 +32,9 @@ function seatCell(m, colorOf) {
 function stateCell(m) {
   switch (m.state) {
     case "running":
-      return h("span", { class: "pill live" }, "LIVE");
+      return m.stalled
+        ? h("span", { class: "pill warn", title: "no worker plays it any more: resume the tournament to play it again" }, "stalled")
+        : h("span", { class: "pill live" }, "LIVE");
     case "queued":
       return h("span", { class: "pill" }, "queued");
     case "failed":
@@ -66,7 +68,7 @@ export function matchesSection(tournamentId, players, colorOf, { fixedPlayer } =
       h("td", {}, stateCell(m)),
       h("td", { class: "num" }, m.ticks ?? ""),
       h("td", {}, m.has_replay
-        ? h("a", { href: links.replayOfMatch(tournamentId, m.id) }, m.state === "running" ? "watch live" : "replay")
+        ? h("a", { href: links.replayOfMatch(tournamentId, m.id) }, m.state === "running" && !m.stalled ? "watch live" : "replay")
         : "")));
     put(body,
       h("div", { class: "table-wrap" }, h("table", { class: "matches" },
