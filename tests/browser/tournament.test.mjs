@@ -82,6 +82,31 @@ test("a player's page shows its standing, faults and slowest answers", async () 
   await screenshot(page, "tournament-player");
 });
 
+test("at 390 px wide the tournament and player pages do not scroll sideways", async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    for (const [address, name] of [["tournament.html?t=1", "tournament-390px"], ["player.html?t=1&p=builtin:runner", "player-390px"]]) {
+      await page.goto(`${server.origin}/${address}`);
+      await page.waitForSelector("#matches tbody tr");
+      // The cross-table of a dozen players is about 1000 px wide: it must scroll in its card.
+      await page.evaluate(() => {
+        const cross = document.querySelector("#cross-table");
+        if (cross) cross.style.minWidth = "1000px";
+      });
+      const { scroll, inner } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
+      }));
+      assert.ok(scroll <= inner, `${address}: ${scroll} px wide in a ${inner} px window`);
+      // A table wider than its card scrolls inside it.
+      const cards = await page.$$eval(".card", (all) => all.map((c) => c.getBoundingClientRect().right));
+      for (const right of cards) assert.ok(right <= inner, `a card ends at ${right} px`);
+      await screenshot(page, name);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1400, height: 950 });
+  }
+});
+
 test("a rating without an error bar after a perfect score says which bound it is", async () => {
   await page.goto(`${server.origin}/tournament.html?t=1`);
   await page.waitForSelector("#standings");
