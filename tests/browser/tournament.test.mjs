@@ -107,6 +107,39 @@ test("at 390 px wide the tournament and player pages do not scroll sideways", as
   }
 });
 
+test("the match filters are kept in the address and restored from it", async () => {
+  await page.goto(`${server.origin}/tournament.html?t=1`);
+  await page.waitForSelector("#matches tbody tr");
+  await page.selectOption("#matches select[name=player]", "builtin:runner");
+  await page.selectOption("#matches select[name=result]", "win");
+  await page.waitForFunction(() => {
+    const q = new URL(location.href).searchParams;
+    return q.get("player") === "builtin:runner" && q.get("result") === "win" && q.get("t") === "1";
+  });
+  await page.waitForFunction(() => {
+    const n = document.querySelectorAll("#matches tbody tr").length;
+    return n > 0 && n < 8;
+  });
+  const rows = await page.locator("#matches tbody tr").count();
+  await page.goto(page.url());
+  await page.waitForSelector("#matches tbody tr");
+  assert.equal(await page.inputValue("#matches select[name=player]"), "builtin:runner");
+  assert.equal(await page.inputValue("#matches select[name=result]"), "win");
+  assert.equal(await page.locator("#matches tbody tr").count(), rows);
+});
+
+test("a player page's matches open their replays with that player chosen", async () => {
+  await page.goto(`${server.origin}/player.html?t=1&p=builtin:random`);
+  await page.waitForSelector("#matches tbody tr a");
+  const links = await page.$$eval("#matches tbody tr a", (all) => all.map((a) => a.getAttribute("href")));
+  assert.equal(links.length, 8);
+  for (const link of links) assert.match(link, /[?&]player=[01]$/);
+  await page.click("#matches tbody tr:first-child a");
+  await page.waitForSelector("#now .tick-no");
+  const chosen = await page.inputValue("#debug-player");
+  assert.match(await page.textContent(`#debug-player option[value="${chosen}"]`), /random/);
+});
+
 test("a rating without an error bar after a perfect score says which bound it is", async () => {
   await page.goto(`${server.origin}/tournament.html?t=1`);
   await page.waitForSelector("#standings");

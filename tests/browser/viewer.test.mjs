@@ -321,6 +321,27 @@ test("after a choice in the Player or speed drop-down, the arrows step and space
   assert.match(await page.textContent(".shortcuts"), /0…9/);
 });
 
+test("the tick and the player are kept in the address, restored from it, and copied as a link", async () => {
+  await open("id=crash.jsonl");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 3 \//);
+  await page.keyboard.press("1");
+  await page.waitForFunction(() => {
+    const q = new URL(location.href).searchParams;
+    return q.get("tick") === "3" && q.get("player") === "1" && q.get("id") === "crash.jsonl";
+  });
+  const link = page.url();
+  await page.goto(`${server.origin}/`);
+  await page.goto(link);
+  await page.waitForSelector("#now .tick-no");
+  await expectNow(/Tick 3 \//);
+  assert.equal(await page.inputValue("#debug-player"), "1");
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
+  await page.click("#copy-link");
+  await page.waitForFunction(() => document.querySelector("#copy-link").textContent === "link copied");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+});
+
 test("the overlay's arrow heads and words leave the pawns' numbers visible", async () => {
   await open("id=drawn-on-pawns.jsonl&tick=1&player=0");
   await settle();

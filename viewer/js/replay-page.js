@@ -132,8 +132,10 @@ function buildPage(replay, source) {
   const title = h("h1", {}, h("span", { class: "game-name" }, replay.game || "replay"), h("span", { class: "vs" }, names));
   const liveBadge = h("span", { class: "live-badge", hidden: true }, "LIVE");
   const stalledBadge = h("span", { class: "stalled-badge", hidden: true }, "STALLED");
+  const linkButton = h("button", { type: "button", class: "link", id: "copy-link", title: "copy the address of this tick and player" }, "copy link");
+  linkButton.addEventListener("click", () => copyLink(linkButton));
   const meta = h("div", { class: "meta" });
-  const head = h("header", { class: "match-head" }, h("div", { class: "title-row" }, title, liveBadge, stalledBadge), meta);
+  const head = h("header", { class: "match-head" }, h("div", { class: "title-row" }, title, liveBadge, stalledBadge, linkButton), meta);
   /** Why the match stopped without a result, once its stream said it stalled. */
   let stalled = null;
 
@@ -249,6 +251,7 @@ function buildPage(replay, source) {
     nextError.disabled = replay.nextError(index, selected) === null;
     speed.value = String(playback.speed);
     updateMeta();
+    keepInAddress(playback, replay, selected);
   }
 
   playback.onChange(schedule);
