@@ -87,3 +87,17 @@ test("the match its runner left is shown stalled, not live, and its stream ends"
   assert.match(await stream.text(), /event: stalled[\s\S]*event: end/);
   await screenshot(page, "replay-stalled-match");
 });
+
+test("a player that failed the compliance check links to the check's replay, never to no faults", async () => {
+  const { page } = chrome;
+  await page.goto(`${server.origin}/player.html?t=1&p=sleepy`);
+  await page.waitForSelector("#faults-card");
+  assert.match(await page.textContent("#check-failed"), /Failed the compliance check: .+/);
+  assert.doesNotMatch(await page.textContent("#faults-card"), /No faults/);
+  await page.click("#check-failed a");
+  await page.waitForSelector("#now .tick-no");
+  assert.match(await page.textContent(".topbar"), /tournament 1.*check of sleepy/s);
+  assert.match(await page.textContent("h1"), /sleepy/);
+  assert.equal(await page.inputValue("#debug-player"), "0");
+  await screenshot(page, "player-check-replay");
+});

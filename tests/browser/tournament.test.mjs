@@ -152,3 +152,14 @@ test("a rating without an error bar after a perfect score says which bound it is
   assert.match(words[1], /all 20 games lost.*no lower bound/);
   assert.match(words[2], /too few games/);
 });
+
+test("a tournament of 4-seat games shows no empty cross-table card", async () => {
+  await page.goto(`${server.origin}/tournament.html?t=2`);
+  await page.waitForSelector("#standings tbody tr");
+  assert.equal(await page.locator("#standings tbody tr").count(), 4);
+  assert.ok(!(await page.isVisible("#cross-card")), "no cross-table card");
+  const [ratings, standings] = await Promise.all(["#ratings-card", "#standings-card"].map((c) =>
+    page.$eval(c, (el) => el.getBoundingClientRect().width)));
+  assert.ok(ratings > standings * 0.9, "the ratings chart takes the whole row");
+  await screenshot(page, "tournament-four-seats");
+});

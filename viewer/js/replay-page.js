@@ -21,7 +21,7 @@ const app = byId("app");
 const query = params();
 
 function nav(source) {
-  if (!source || !source.streamUrl) {
+  if (!source || source.exported) {
     // An exported page has no server to go back to.
     byId("nav").replaceChildren(h("nav", { class: "topbar" }, h("span", { class: "brand" }, "Arbiter"), h("span", { class: "sep" }, "/"), h("span", {}, "replay")));
     return;
@@ -29,7 +29,7 @@ function nav(source) {
   const crumbs = [];
   if (source.tournament) {
     crumbs.push({ text: `tournament ${source.tournament}`, href: `/tournament.html?t=${encodeURIComponent(source.tournament)}` });
-    crumbs.push({ text: `match ${source.match}` });
+    crumbs.push({ text: source.crumb });
   } else {
     crumbs.push({ text: source.label });
   }

@@ -76,13 +76,16 @@ async function main() {
         excluded.map((p, i) => [i ? ", " : "", h("b", {}, p.alias), ` (${p.status}${p.reason ? `: ${p.reason}` : ""})`])) : null);
     chartBox.replaceChildren(ratingsChart(history, aliasOf, colorOf));
     const cross = crossTable(overview.standings, colorOf);
-    crossBox.replaceChildren(cross || h("p", { class: "muted" }, "A cross-table is kept for 2-player games."));
+    // No cross-table (games of more than 2 players, or none played yet): no empty card.
+    crossBox.replaceChildren(...(cross ? [cross] : []));
+    crossCard.hidden = !cross;
+    pair.classList.toggle("single", !cross);
   }
+  const crossCard = card("Cross-table", crossBox, "cross-card");
+  const pair = h("div", { class: "grid-2" }, card("Ratings over the tournament", chartBox, "ratings-card"), crossCard);
   fill();
   const sections = [head, card("Standings", standingsBox, "standings-card")];
-  sections.push(h("div", { class: "grid-2" },
-    card("Ratings over the tournament", chartBox, "ratings-card"),
-    card("Cross-table", crossBox, "cross-card")));
+  sections.push(pair);
   sections.push(card("Matches", matches.element, "matches-card"));
   app.replaceChildren(...sections);
   await matches.refresh().catch((e) => renderProblem(matches.element, "The matches cannot be listed", e.message));

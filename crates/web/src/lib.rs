@@ -151,6 +151,7 @@ pub fn app(state: AppState) -> Router {
         .route("/tournaments/{t}/standings", get(standings))
         .route("/tournaments/{t}/players", get(players))
         .route("/tournaments/{t}/players/{p}", get(player))
+        .route("/tournaments/{t}/players/{p}/check", get(check_replay))
         .route("/tournaments/{t}/matches", get(matches))
         .route("/tournaments/{t}/matches/{m}", get(one_match))
         .route("/tournaments/{t}/matches/{m}/replay", get(match_replay))
@@ -385,6 +386,14 @@ async fn player(
     ApiPath((t, p)): ApiPath<(i64, String)>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(tournaments::player(state.store()?, t, p).await?))
+}
+
+async fn check_replay(
+    State(state): State<AppState>,
+    ApiPath((t, p)): ApiPath<(i64, String)>,
+) -> AppResult<Response> {
+    let at = tournaments::check_replay(state.store()?, t, &p).await?;
+    replay_response(state, at).await
 }
 
 async fn matches(

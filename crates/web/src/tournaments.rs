@@ -379,6 +379,33 @@ fn replay_file(t: &Tournament, m: &MatchRow) -> Option<PathBuf> {
     Some(PathBuf::from(dir).join(format!("m{:05}.jsonl.gz", m.id)))
 }
 
+/// The replay of a player's compliance check, kept beside the tournament's match replays.
+fn check_replay_file(t: &Tournament, player: &str) -> Option<PathBuf> {
+    let dir = t.settings.get("replays")?.as_str()?;
+    Some(PathBuf::from(dir).join(arbiter_tournament::compliance::check_replay_name(player)))
+}
+
+/// Where the replay of the compliance check of player `player_id` is read, if it was kept.
+pub async fn check_replay(
+    store: &TournamentStore,
+    id: i64,
+    player_id: &str,
+) -> AppResult<ReplayAt> {
+    let t = store.tournament(id).await?;
+    if !store.players(id).await?.iter().any(|p| p.id == player_id) {
+        return Err(AppError::NotFound(format!(
+            "tournament {id} has no player {player_id:?}"
+        )));
+    }
+    match check_replay_file(&t, player_id) {
+        Some(file) if file.is_file() => Ok(ReplayAt::File(file)),
+        _ => Err(AppError::NotFound(format!(
+            "player {player_id:?} of tournament {id} has no check replay (robots are not \
+             checked)"
+        ))),
+    }
+}
+
 /// Where a match's replay is read: the store's replay of its newest claim if it keeps one (a
 /// match played on any machine), else its file.
 pub async fn match_replay(
@@ -543,6 +570,7 @@ fn player_page(
     Ok(json!({
         "tournament": tournament_json(t),
         "player": player_json(p),
+        "check_replay": check_replay_file(t, &p.id).is_some_and(|file| file.is_file()),
         "standing": standing,
         "matches_played": played,
         "faults": faults,

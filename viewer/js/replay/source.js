@@ -8,6 +8,7 @@ export function replaySource(query) {
   if (embedded) {
     return {
       label: "exported replay",
+      exported: true,
       load: async () => JSON.parse(embedded.textContent),
       streamUrl: null,
     };
@@ -21,13 +22,24 @@ export function replaySource(query) {
     };
   }
   const t = query.get("t");
+  const check = query.get("check");
+  if (t && check) {
+    return {
+      label: `compliance check of ${check}`,
+      tournament: t,
+      crumb: `check of ${check}`,
+      load: () => getJSON(`/api/tournaments/${enc(t)}/players/${enc(check)}/check`),
+      // Played whole before the tournament: nothing to follow.
+      streamUrl: null,
+    };
+  }
   const m = query.get("m");
   if (t && m) {
     const base = `/api/tournaments/${enc(t)}/matches/${enc(m)}/replay`;
     return {
       label: `tournament ${t}, match ${m}`,
       tournament: t,
-      match: m,
+      crumb: `match ${m}`,
       load: () => getJSON(base),
       streamUrl: (from) => `${base}/stream?from=${from}`,
     };
