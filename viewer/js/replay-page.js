@@ -84,6 +84,9 @@ function keepInAddress(playback, replay, player) {
   }
 }
 
+/** How often at most the page's address follows the tick shown. */
+const ADDRESS_EVERY_MS = 250;
+
 /** Copies the page's address (which holds the tick and the player) to the clipboard. */
 async function copyLink(button) {
   const done = (text) => {
@@ -133,11 +136,25 @@ function buildPage(replay, source) {
   const liveBadge = h("span", { class: "live-badge", hidden: true }, "LIVE");
   const stalledBadge = h("span", { class: "stalled-badge", hidden: true }, "STALLED");
   const linkButton = h("button", { type: "button", class: "link", id: "copy-link", title: "copy the address of this tick and player" }, "copy link");
-  linkButton.addEventListener("click", () => copyLink(linkButton));
+  linkButton.addEventListener("click", () => {
+    writeAddress();
+    copyLink(linkButton);
+  });
   const meta = h("div", { class: "meta" });
   const head = h("header", { class: "match-head" }, h("div", { class: "title-row" }, title, liveBadge, stalledBadge, linkButton), meta);
   /** Why the match stopped without a result, once its stream said it stalled. */
   let stalled = null;
+  // The address is rewritten at most a few times a second: browsers ignore a page that
+  // rewrites it on every frame of a fast playback.
+  let addressTimer = null;
+  const writeAddress = () => {
+    clearTimeout(addressTimer);
+    addressTimer = null;
+    keepInAddress(playback, replay, selected);
+  };
+  const writeAddressSoon = () => {
+    if (addressTimer === null) addressTimer = setTimeout(writeAddress, ADDRESS_EVERY_MS);
+  };
 
   const playButton = button(icon("play"), "play / pause (space)", () => playback.toggle(), { class: "play", id: "play" });
   const prevError = button("◀ error", "previous error (p)", () => jumpError(-1), { class: "error-nav", id: "prev-error" });
@@ -251,7 +268,7 @@ function buildPage(replay, source) {
     nextError.disabled = replay.nextError(index, selected) === null;
     speed.value = String(playback.speed);
     updateMeta();
-    keepInAddress(playback, replay, selected);
+    writeAddressSoon();
   }
 
   playback.onChange(schedule);
