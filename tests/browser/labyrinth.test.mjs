@@ -76,6 +76,28 @@ function crowded() {
   return [header, ...ticks, voidTurn];
 }
 
+/** The first tick of a 10-seat match, the most Labyrinth has: every extra seat on alice's cell. */
+function tenSeats() {
+  const names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy"];
+  const [header, first] = exampleSession(names);
+  const more = names.length - 2;
+  for (let i = 0; i < more; i++) {
+    header.settings.starts.push([0, 0]);
+    header.settings.targets.push([1, 0]);
+    first.state.positions.push([0, 0]);
+    first.state.extras.push(15);
+    first.state.scores.push(0);
+    first.state.targets.push(0);
+    first.state.codes.push("OK");
+    first.bots.push({ ...first.bots[0] });
+  }
+  const result = {
+    type: "result", ticks: 0, reason: "tick_limit", scores: names.map(() => 0), placement: names.map(() => 1),
+    bots: names.map((name) => ({ name, errors: 0, timeouts: 0, crashed: false })),
+  };
+  return [header, first, result];
+}
+
 const write = (file, lines) => fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 
 let dir;
@@ -89,6 +111,7 @@ before(async () => {
   fs.mkdirSync(replays);
   write(path.join(replays, "example.jsonl"), exampleSession());
   write(path.join(replays, "crowded.jsonl"), crowded());
+  write(path.join(replays, "ten.jsonl"), tenSeats());
   server = await serve(["serve", "--replays", replays]);
   chrome = await browser();
   page = chrome.page;
@@ -247,5 +270,15 @@ test("a game of the 2017 final, imported from a client's log, is drawn with its 
     await screenshot(page, "labyrinth-final-game-01");
   } finally {
     local.stop();
+  }
+});
+
+test("the keys 0 to 9 choose each of ten seats, numbered as on the page", async () => {
+  await open("id=ten.jsonl&tick=0");
+  assert.equal(await page.locator(".players .player").count(), 10);
+  for (const seat of [9, 0, 5]) {
+    await page.keyboard.press(String(seat));
+    await page.waitForFunction((s) => document.querySelector("#debug-player").value === String(s), seat, { timeout: 5000 });
+    assert.equal(await page.textContent(".players .player.selected .swatch"), String(seat));
   }
 });

@@ -4,30 +4,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import { ARBITER, arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
-
-/**
- * A Quoridor bot that answers nonsense (the referee then plays a random move for it), slowly
- * from its second start on: the compliance check before the tournament (its first start) stays
- * quick, and the matches after it last long enough to be watched.
- */
-const BOT = `#!/bin/sh
-here=$(dirname "$0")
-starts=$(cat "$here/starts" 2>/dev/null || echo 0)
-echo $((starts + 1)) >"$here/starts"
-read n; read id; read m; i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
-while read tick; do
-  [ "$tick" = "-1" ] && exit 0
-  i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
-  read f; i=0; while [ $i -lt $f ]; do read l; i=$((i+1)); done
-  read empty
-  [ "$starts" -gt 0 ] && sleep 0.6
-  echo "thinking about tick $tick" >&2
-  echo "pass"
-done
-`;
+import { makeSleepyPlayer } from "./lib/fixtures.mjs";
 
 /** Waits until the store `db` holds a tournament (`tournament matches` reads it). */
 async function tournamentIn(db) {
@@ -49,14 +28,9 @@ let chrome;
 
 before(async () => {
   dir = tempDir("live");
-  const player = path.join(dir, "players", "sleepy");
-  fs.mkdirSync(player, { recursive: true });
-  fs.writeFileSync(path.join(player, "bot.sh"), BOT, { mode: 0o755 });
-  fs.writeFileSync(path.join(player, "info.txt"), "sleepy\nSleepy Bot\nsh bot.sh\n");
+  const players = makeSleepyPlayer(dir);
   const db = path.join(dir, "t.db");
-  // The bot counts its starts in its folder, which a sandbox gives afresh to every match: it
-  // runs without one.
-  run = spawn(ARBITER, ["tournament", "run", path.join(dir, "players"), "--game", "quoridor",
+  run = spawn(ARBITER, ["tournament", "run", players, "--game", "quoridor",
     "--add", "builtin:runner", "--db", db, "--seed", "1", "--jobs", "1", "--keep-failing",
     "--time-bank-ms", "100000", "--no-sandbox"], { stdio: "ignore" });
   // The server shows a store and never creates one: it starts once the run has made it.

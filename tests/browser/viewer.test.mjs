@@ -295,3 +295,106 @@ test("arbiter view serves one replay and prints its page's address", async () =>
     one.stop();
   }
 });
+
+test("after a choice in the Player or speed drop-down, the arrows step and space plays", async () => {
+  await open("id=crash.jsonl&tick=2");
+  await page.focus("#debug-player");
+  await page.selectOption("#debug-player", "1");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 3 \//);
+  assert.equal(await page.inputValue("#debug-player"), "1", "the arrow left the player chosen");
+  await page.keyboard.press("ArrowLeft");
+  await expectNow(/Tick 2 \//);
+  const speed = "select[aria-label=speed]";
+  await page.focus(speed);
+  await page.selectOption(speed, "64");
+  await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 3 \//);
+  assert.equal(await page.inputValue(speed), "64");
+  await page.keyboard.press("Space");
+  await page.waitForFunction(() => Number(/Tick (\d+)/.exec(document.querySelector("#now").textContent)[1]) > 5);
+  await page.keyboard.press("Space");
+  // Seats are labelled from 0, and so are their keys.
+  await page.keyboard.press("0");
+  await page.waitForFunction(() => document.querySelector("#debug-player").value === "0");
+  await page.keyboard.press("1");
+  await page.waitForFunction(() => document.querySelector("#debug-player").value === "1");
+  assert.match(await page.textContent(".shortcuts"), /0…9/);
+});
+
+test("the tick and the player are kept in the address, restored from it, and copied as a link", async () => {
+  await open("id=crash.jsonl");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+  await expectNow(/Tick 3 \//);
+  await page.keyboard.press("1");
+  await page.waitForFunction(() => {
+    const q = new URL(location.href).searchParams;
+    return q.get("tick") === "3" && q.get("player") === "1" && q.get("id") === "crash.jsonl";
+  });
+  const link = page.url();
+  await page.goto(`${server.origin}/`);
+  await page.goto(link);
+  await page.waitForSelector("#now .tick-no");
+  await expectNow(/Tick 3 \//);
+  assert.equal(await page.inputValue("#debug-player"), "1");
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
+  await page.click("#copy-link");
+  await page.waitForFunction(() => document.querySelector("#copy-link").textContent === "link copied");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+});
+
+test("the overlay's arrow heads and words leave the pawns' numbers visible", async () => {
+  await open("id=drawn-on-pawns.jsonl&tick=1&player=0");
+  await settle();
+  assert.equal(await page.locator(".overlay .draw-head").count(), 1);
+  const overlaps = await page.evaluate(() => {
+    const inside = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const numbers = [...document.querySelectorAll(".board-svg .pawn text")].map((t) => t.getBoundingClientRect());
+    const drawn = [...document.querySelectorAll(".overlay .draw-head, .overlay .draw-text, .overlay .draw-label")];
+    const out = [];
+    for (const shape of drawn) {
+      const box = shape.getBoundingClientRect();
+      numbers.forEach((n, pawn) => inside(box, n) && out.push(`${shape.getAttribute("class")} on pawn ${pawn}`));
+    }
+    return out;
+  });
+  assert.deepEqual(overlaps, []);
+  await screenshot(page, "replay-overlay-on-pawns");
+});
+
+test("a trimmed stderr is counted without the referee's marker", async () => {
+  await open("id=drawn-on-pawns.jsonl&tick=2&player=0");
+  await settle();
+  assert.equal(await page.textContent(".debug .count"), "2000 / 2000 characters, the rest cut");
+});
+
+test("a crash with no answer is not called a refused answer", async () => {
+  const crashed = await page.evaluate(async () => {
+    const r = await (await fetch("/api/replay?id=crash.jsonl")).json();
+    return r.ticks.find((t) => t.player === 0 && t.bots[0].error && !(t.bots[0].sent || []).length && t.action.kind !== "forfeit");
+  });
+  assert.ok(crashed, "the crashing bot's last turn has an error and no answer");
+  await open(`id=crash.jsonl&tick=${crashed.tick}&player=0`);
+  await expectNow(new RegExp(`Tick ${crashed.tick} /`));
+  const now = await nowText();
+  assert.doesNotMatch(now, /refused/);
+  assert.match(now, /played for it: it gave no answer/);
+});
+
+test("a replay cut short long ago is shown stalled, not live, and its stream ends", async () => {
+  const source = fs.readFileSync(path.join(fixtures.replays, "crash.jsonl"), "utf8").trim().split("\n");
+  const cut = path.join(fixtures.replays, "cut.jsonl");
+  fs.writeFileSync(cut, source.slice(0, 4).join("\n") + "\n");
+  const longAgo = new Date(Date.now() - 3600 * 1000);
+  fs.utimesSync(cut, longAgo, longAgo);
+  await open("id=cut.jsonl");
+  await page.waitForSelector(".stalled-badge", { state: "visible" });
+  assert.ok(!(await page.isVisible(".live-badge")), "not LIVE");
+  assert.match(await page.textContent(".match-head .meta"), /stalled: no result and no new tick/);
+  const stream = await fetch(`${server.origin}/api/replay/stream?id=cut.jsonl`, { signal: AbortSignal.timeout(10000) });
+  const text = await stream.text();
+  assert.match(text, /event: stalled[\s\S]*event: end/);
+  await screenshot(page, "replay-stalled");
+  const live = await (await fetch(`${server.origin}/api/live`)).json();
+  assert.ok(!live.some((e) => e.replay && e.replay.id === "cut.jsonl"), "not listed as live");
+});

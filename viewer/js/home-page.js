@@ -53,9 +53,16 @@ function tournamentTable(list) {
       h("td", { class: "num" }, t.players),
       h("td", { class: "num" }, `${t.matches.done + t.matches.failed} / ${t.matches.total}`),
       h("td", {}, fmt.date(t.created)),
-      h("td", {}, t.finished ? h("span", { class: "pill ok" }, "finished")
-        : t.matches.running ? h("span", { class: "pill live" }, `${t.matches.running} running`)
-          : h("span", { class: "pill warn" }, "stopped")))))));
+      h("td", {}, stateOf(t)))))));
+}
+
+function stateOf(t) {
+  if (t.finished) return h("span", { class: "pill ok" }, "finished");
+  if (t.runner && t.runner.state === "playing" && t.matches.running) {
+    return h("span", { class: "pill live" }, `${t.matches.running} running`);
+  }
+  const hint = t.runner && t.runner.resume ? `no runner plays it: go on with ${t.runner.resume}` : "";
+  return h("span", { class: "pill warn", title: hint }, "stopped");
 }
 
 function resultOf(r) {

@@ -20,3 +20,8 @@ export function tournament(t) {
 export function player(t, p) {
   return `/player.html?t=${q(t)}&p=${q(p)}`;
 }
+
+/** The replay of a player's compliance check (the player sits in seat 0). */
+export function checkReplay(t, p) {
+  return `/replay.html?t=${q(t)}&check=${q(p)}&player=0`;
+}

@@ -19,9 +19,22 @@ function card(title, body, id) {
   return h("section", { class: "card", id }, h("h2", {}, title), body);
 }
 
-function faultsTable(t, faults, capped) {
-  if (!faults.length) return h("p", { class: "list-empty" }, "No faults: every answer was well-formed, legal and in time.");
-  return h("div", {},
+/** A player that failed the compliance check: why, and the check's replay to see it. */
+function checkFailure(t, data) {
+  const player = data.player;
+  if (player.status !== "failing" && player.status !== "kept") return null;
+  return h("div", { class: "check-failed", id: "check-failed" },
+    h("p", { class: "error-text" }, `Failed the compliance check: ${player.reason || "no reason recorded"}`),
+    data.check_replay ? h("a", { href: links.checkReplay(t, player.id) }, "the check's replay") : null);
+}
+
+function faultsTable(t, data) {
+  const { faults, faults_capped: capped } = data;
+  const failed = checkFailure(t, data);
+  if (!faults.length) {
+    return failed || h("p", { class: "list-empty" }, "No faults: every answer was well-formed, legal and in time.");
+  }
+  return h("div", {}, failed,
     h("div", { class: "table-wrap scroll" }, h("table", { id: "faults" },
       h("thead", {}, h("tr", {}, h("th", { class: "num" }, "match"), h("th", { class: "num" }, "tick"), h("th", {}, "what the referee said"))),
       h("tbody", {}, faults.map((f) => h("tr", {},
@@ -82,7 +95,7 @@ async function main() {
   const matches = matchesSection(t, overview.players, colorOf, { fixedPlayer: player.id });
   app.replaceChildren(head, h("section", { class: "card" }, stats),
     h("div", { class: "grid-2" },
-      card("Faults", faultsTable(t, data.faults, data.faults_capped), "faults-card"),
+      card("Faults", faultsTable(t, data), "faults-card"),
       card("Slowest answers", slowestTable(t, data.slowest), "slowest-card")),
     card("Matches", matches.element, "matches-card"));
   await matches.refresh().catch((e) => renderProblem(matches.element, "The matches cannot be listed", e.message));

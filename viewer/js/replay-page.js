@@ -14,7 +14,7 @@ import { Timeline } from "./replay/timeline.js";
 import { PlayerList } from "./replay/players.js";
 import { DebugPanel } from "./replay/debug-panel.js";
 import { parseDrawings, drawShapes } from "./replay/overlay.js";
-import { installKeys, SHORTCUTS } from "./replay/keys.js";
+import { installKeys, releaseAfterChoice, SHORTCUTS } from "./replay/keys.js";
 import { replaySource, follow } from "./replay/source.js";
 import { BotConsole } from "./replay/console.js";
 import { Summary } from "./replay/summary.js";
@@ -28,7 +28,7 @@ const app = byId("app");
 const query = params();
 
 function nav(source) {
-  if (!source || !source.streamUrl) {
+  if (!source || source.exported) {
     // An exported page has no server to go back to.
     byId("nav").replaceChildren(h("nav", { class: "topbar" }, h("span", { class: "brand" }, "Arbiter"), h("span", { class: "sep" }, "/"), h("span", {}, "replay")));
     return;
@@ -36,7 +36,7 @@ function nav(source) {
   const crumbs = [];
   if (source.tournament) {
     crumbs.push({ text: `tournament ${source.tournament}`, href: `/tournament.html?t=${encodeURIComponent(source.tournament)}` });
-    crumbs.push({ text: `match ${source.match}` });
+    crumbs.push({ text: source.crumb });
   } else {
     crumbs.push({ text: source.label });
   }
@@ -62,11 +62,50 @@ function resultText(replay) {
   return `${who} (${result.reason}) after ${result.ticks} ticks`;
 }
 
-/** Whether the action of a tick was played by the referee because the bot's answer was refused. */
-function refusedAnswer(tick) {
+/**
+ * Why the referee played a tick's action for its bot, if it did: an answer it refused, or
+ * none at all (the bot crashed or said nothing in time).
+ */
+function playedFor(tick) {
   const bot = tick.bots && tick.bots[tick.player];
   const kind = tick.action && tick.action.kind;
-  return !!(bot && bot.error) && !["start", "stuck", "forfeit"].includes(kind);
+  if (!(bot && bot.error) || ["start", "stuck", "forfeit"].includes(kind)) return null;
+  return bot.sent && bot.sent.length ? "its answer was refused" : "it gave no answer";
+}
+
+/**
+ * Keeps the shown tick and the debugged player in the address, so that a reload or a shared
+ * link opens the same view. A live match being followed keeps no tick: it opens at its newest.
+ */
+function keepInAddress(playback, replay, player) {
+  const url = new URL(window.location.href);
+  const tick = replay.ticks[playback.index];
+  if (tick && !(playback.live && playback.following)) url.searchParams.set("tick", String(tick.tick));
+  else url.searchParams.delete("tick");
+  url.searchParams.set("player", String(player));
+  if (url.href === window.location.href) return;
+  try {
+    history.replaceState(null, "", url);
+  } catch (e) {
+    // An exported page opened from a file may not rewrite its address: nothing is lost.
+  }
+}
+
+/** How often at most the page's address follows the tick shown. */
+const ADDRESS_EVERY_MS = 250;
+
+/** Copies the page's address (which holds the tick and the player) to the clipboard. */
+async function copyLink(button) {
+  const done = (text) => {
+    button.textContent = text;
+    setTimeout(() => (button.textContent = "copy link"), 1500);
+  };
+  try {
+    await navigator.clipboard.writeText(window.location.href);
+    done("link copied");
+  } catch (e) {
+    window.prompt("Copy this link:", window.location.href);
+  }
 }
 
 function defaultPlayer(replay) {
@@ -102,8 +141,27 @@ function buildPage(replay, source) {
   });
   const title = h("h1", {}, h("span", { class: "game-name" }, replay.game || "replay"), h("span", { class: "vs" }, names));
   const liveBadge = h("span", { class: "live-badge", hidden: true }, "LIVE");
+  const stalledBadge = h("span", { class: "stalled-badge", hidden: true }, "STALLED");
+  const linkButton = h("button", { type: "button", class: "link", id: "copy-link", title: "copy the address of this tick and player" }, "copy link");
+  linkButton.addEventListener("click", () => {
+    writeAddress();
+    copyLink(linkButton);
+  });
   const meta = h("div", { class: "meta" });
-  const head = h("header", { class: "match-head" }, h("div", { class: "title-row" }, title, liveBadge), meta);
+  const head = h("header", { class: "match-head" }, h("div", { class: "title-row" }, title, liveBadge, stalledBadge, linkButton), meta);
+  /** Why the match stopped without a result, once its stream said it stalled. */
+  let stalled = null;
+  // The address is rewritten at most a few times a second: browsers ignore a page that
+  // rewrites it on every frame of a fast playback.
+  let addressTimer = null;
+  const writeAddress = () => {
+    clearTimeout(addressTimer);
+    addressTimer = null;
+    keepInAddress(playback, replay, selected);
+  };
+  const writeAddressSoon = () => {
+    if (addressTimer === null) addressTimer = setTimeout(writeAddress, ADDRESS_EVERY_MS);
+  };
 
   const playButton = button(icon("play"), "play / pause (space)", () => playback.toggle(), { class: "play", id: "play" });
   const prevError = button("◀ error", "previous error (p)", () => jumpError(-1), { class: "error-nav", id: "prev-error" });
@@ -114,6 +172,7 @@ function buildPage(replay, source) {
     SPEEDS.map((v) => h("option", { value: v }, `${v}×`)));
   speed.value = String(playback.speed);
   speed.addEventListener("change", () => playback.setSpeed(Number(speed.value)));
+  releaseAfterChoice(speed);
   const controls = h("div", { class: "controls" },
     button(icon("first"), "first tick (home)", () => playback.seek(0), { id: "first" }),
     button(icon("previous"), "previous tick (←)", () => playback.step(-1), { id: "step-back" }),
@@ -185,9 +244,11 @@ function buildPage(replay, source) {
     const parts = [];
     if (replay.header.seed !== undefined) parts.push(`seed ${replay.header.seed}`);
     const result = resultText(replay);
-    parts.push(result || (playback.live ? "being played" : "no result (the match was cut short)"));
+    const unfinished = stalled ? `stalled: ${stalled}` : "no result (the match was cut short)";
+    parts.push(result || (playback.live ? "being played" : unfinished));
     meta.textContent = parts.join(" · ");
     liveBadge.hidden = !playback.live;
+    stalledBadge.hidden = !stalled || !!result;
   }
 
   function render() {
@@ -229,7 +290,7 @@ function buildPage(replay, source) {
         : h("span", {}, h("span", { class: "swatch small", style: `background:${playerColor(tick.player)}` }),
           h("b", {}, replay.playerName(tick.player)), " ",
           tick.action && tick.action.kind === "forfeit" ? "forfeited the match" : gameModule.describeAction(tick.action),
-          refusedAnswer(tick) ? h("span", { class: "muted" }, " (played for it: its answer was refused)") : null);
+          playedFor(tick) ? h("span", { class: "muted" }, ` (played for it: ${playedFor(tick)})`) : null);
       const faulty = tick.bots && tick.bots.some((b) => b.error);
       now.replaceChildren(h("span", { class: "tick-no" }, `Tick ${tick.tick} / ${replay.ticks[total - 1].tick}`), " · ", who,
         ...(faulty ? [h("span", { class: "error-flag" }, "error")] : []));
@@ -245,6 +306,7 @@ function buildPage(replay, source) {
     nextTurn.disabled = replay.nextTurn(index, selected) === null;
     speed.value = String(playback.speed);
     updateMeta();
+    writeAddressSoon();
   }
 
   playback.onChange(schedule);
@@ -262,13 +324,26 @@ function buildPage(replay, source) {
     pick,
   });
 
-  const start = Number(query.get("tick"));
-  playback.seek(query.get("tick") !== null && Number.isFinite(start) ? start : 0);
+  playback.seek(startIndex(replay));
   /** The badge while following: the browser reconnects by itself after a dropped stream. */
   const connection = (state) => {
     liveBadge.textContent = state === "reconnecting" ? "RECONNECTING…" : "LIVE";
   };
-  return { playback, schedule, updateMeta, connection };
+  /** The stream said the replay stopped growing without a result: its match was stopped. */
+  const stall = (message) => {
+    stalled = message;
+    playback.live = false;
+    schedule();
+  };
+  return { playback, schedule, updateMeta, connection, stall };
+}
+
+/** The tick asked for in the address (`?tick=N`, a tick number), as an index; else the first. */
+function startIndex(replay) {
+  const wanted = Number(query.get("tick"));
+  if (query.get("tick") === null || !Number.isFinite(wanted)) return 0;
+  const at = replay.ticks.findIndex((t) => t.tick >= wanted);
+  return at >= 0 ? at : replay.ticks.length - 1;
 }
 
 /** Seats of a tournament's match take their players' tournament colours (seat colours if not known). */
@@ -317,6 +392,7 @@ async function main() {
         }
       },
       onFailure: (message) => showProblem(new Error(message)),
+      onStalled: page.stall,
       onEnd: () => {
         page.playback.live = false;
         page.schedule();

@@ -21,9 +21,18 @@ function progress(t) {
   const m = t.matches;
   const over = m.done + m.failed;
   if (t.finished) return h("span", { class: "pill ok" }, `finished · ${m.total} matches`);
+  const gone = !t.runner || t.runner.state === "gone" || !m.running;
   return h("span", {},
-    m.running ? h("span", { class: "pill live" }, `${m.running} running`) : h("span", { class: "pill warn" }, "stopped"),
+    gone ? h("span", { class: "pill warn", id: "runner-gone" }, "stopped") : h("span", { class: "pill live" }, `${m.running} running`),
     ` ${over} of ${m.total} matches over`);
+}
+
+/** Under the heading of a tournament no one plays any more: why, and the command to go on. */
+function resumeHint(t) {
+  if (t.finished || !t.runner || t.runner.state !== "gone") return null;
+  return h("p", { class: "resume-hint", id: "resume-hint" },
+    "No runner is playing this tournament (it was stopped, killed or its machine switched off). Go on with ",
+    h("code", {}, t.runner.resume), ".");
 }
 
 async function main() {
@@ -57,23 +66,27 @@ async function main() {
   const excluded = overview.players.filter((p) => p.status !== "ok" && p.status !== "kept");
 
   function fill() {
-    head.replaceChildren(
+    put(head,
       h("h1", {}, overview.name || `Tournament ${overview.id}`,
         overview.name ? h("span", { class: "muted id-tag" }, ` tournament ${overview.id}`) : null),
       h("span", { class: "meta" }, `${overview.game} · ${overview.format} · ${fmt.plural(overview.rounds, "round")} · seed ${overview.seed} · started ${fmt.date(overview.created)}`),
-      progress(overview));
+      progress(overview),
+      resumeHint(overview));
     put(standingsBox, standingsTable(t, overview.standings, colorOf),
       excluded.length ? h("p", { class: "muted" }, "Not playing: ",
         excluded.map((p, i) => [i ? ", " : "", h("b", {}, p.alias), ` (${p.status}${p.reason ? `: ${p.reason}` : ""})`])) : null);
     chartBox.replaceChildren(ratingsChart(history, aliasOf, colorOf));
     const cross = crossTable(overview.standings, colorOf);
-    crossBox.replaceChildren(cross || h("p", { class: "muted" }, "A cross-table is kept for 2-player games."));
+    // No cross-table (games of more than 2 players, or none played yet): no empty card.
+    crossBox.replaceChildren(...(cross ? [cross] : []));
+    crossCard.hidden = !cross;
+    pair.classList.toggle("single", !cross);
   }
+  const crossCard = card("Cross-table", crossBox, "cross-card");
+  const pair = h("div", { class: "grid-2" }, card("Ratings over the tournament", chartBox, "ratings-card"), crossCard);
   fill();
   const sections = [head, card("Standings", standingsBox, "standings-card")];
-  sections.push(h("div", { class: "grid-2" },
-    card("Ratings over the tournament", chartBox, "ratings-card"),
-    card("Cross-table", crossBox, "cross-card")));
+  sections.push(pair);
   sections.push(card("Matches", matches.element, "matches-card"));
   app.replaceChildren(...sections);
   await matches.refresh().catch((e) => renderProblem(matches.element, "The matches cannot be listed", e.message));

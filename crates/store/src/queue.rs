@@ -170,6 +170,23 @@ impl TournamentStore {
         Ok(done.rows_affected())
     }
 
+    /// The running matches of `tournament` whose lease ran out (or that have none): no worker
+    /// plays them any more, until a run of the tournament puts them back in the queue. Read
+    /// only, so that a viewer can tell a stopped tournament from one being played.
+    pub async fn lapsed_leases(&self, tournament: i64) -> Result<Vec<i64>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id FROM matches WHERE tournament_id = $1 AND state = 'running' \
+             AND (lease_until IS NULL OR lease_until < $2) ORDER BY id",
+        )
+        .bind(tournament)
+        .bind(now_ms())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| row.try_get::<i64, _>(0).map_err(StoreError::from))
+            .collect()
+    }
+
     /// Puts back in the queue (or fails, after its last attempt) every match whose lease ran
     /// out. A match running without a lease was left by an Arbiter from before leases.
     pub async fn expire_leases(&self) -> Result<Vec<Expired>, StoreError> {

@@ -298,6 +298,13 @@ async fn a_result_from_a_worker_whose_lease_was_taken_over_is_refused(target: St
     let (store, id) = with_tournament(&target, 3).await;
     let scope = Scope::Tournament(id);
     let slow = store.claim("slow", -1, scope).await.unwrap().unwrap();
+    // Another worker's match, its lease running: not lapsed.
+    store.claim("held", MINUTE, scope).await.unwrap().unwrap();
+    assert_eq!(
+        store.lapsed_leases(id).await.unwrap(),
+        [slow.row.id],
+        "only the match whose lease ran out has no worker left"
+    );
     let expired = store.expire_leases().await.unwrap();
     let back = Expired {
         tournament: id,

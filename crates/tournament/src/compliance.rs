@@ -90,7 +90,7 @@ fn check_one(arena: &dyn Arena, player: &Contestant, replays: &Path) -> Verdict 
         Ok(spec) => spec,
         Err(e) => return Verdict::Fail(e.to_string()),
     };
-    let file = replays.join(format!("check-{}.jsonl.gz", file_safe(&player.id)));
+    let file = replays.join(check_replay_name(&player.id));
     let mut attempt = 1;
     loop {
         match arena.check(&spec, &file) {
@@ -113,6 +113,11 @@ fn check_one(arena: &dyn Arena, player: &Contestant, replays: &Path) -> Verdict 
             Err(PlayFailure::Arbiter(_)) => attempt += 1,
         }
     }
+}
+
+/// The file name of the check's replay of the player `id`, in the tournament's replays folder.
+pub fn check_replay_name(id: &str) -> String {
+    format!("check-{}.jsonl.gz", file_safe(id))
 }
 
 fn file_safe(id: &str) -> String {

@@ -33,6 +33,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tower_http::compression::CompressionLayer;
 
 pub use error::AppError;
 use error::AppResult;
@@ -41,9 +42,6 @@ use replays::ReplayFiles;
 pub use replays::{Loaded, ReplaySource, load};
 use stored::ReplayAt;
 use tournaments::MatchFilter;
-
-/// A replay file still growing and changed this recently counts as a match being played.
-const LIVE_WITHIN: Duration = Duration::from_secs(120);
 
 /// The limits that keep the server's memory, threads and descriptors bounded whatever its
 /// clients and its replay files do (docs/organisers.md says more).
@@ -153,6 +151,7 @@ pub fn app(state: AppState) -> Router {
         .route("/tournaments/{t}/standings", get(standings))
         .route("/tournaments/{t}/players", get(players))
         .route("/tournaments/{t}/players/{p}", get(player))
+        .route("/tournaments/{t}/players/{p}/check", get(check_replay))
         .route("/tournaments/{t}/matches", get(matches))
         .route("/tournaments/{t}/matches/{m}", get(one_match))
         .route("/tournaments/{t}/matches/{m}/replay", get(match_replay))
@@ -166,6 +165,9 @@ pub fn app(state: AppState) -> Router {
         .nest("/api", api)
         .fallback(assets::serve)
         .with_state(state)
+        // A replay's JSON shrinks about twentyfold; live streams (event streams) are left as
+        // they are, so that each record reaches the page as soon as it is sent.
+        .layer(CompressionLayer::new())
 }
 
 /// The runtime the server lives on: the store is opened on it first (see [`AppState::new`]),
@@ -333,7 +335,8 @@ async fn live(State(state): State<AppState>) -> AppResult<Json<Value>> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
     for file in files {
-        let recent = now - file.modified < LIVE_WITHIN.as_millis() as i64;
+        // One that has not grown for longer is stalled, as its followers are told.
+        let recent = now - file.modified < live::stalled_after().as_millis() as i64;
         // Tournament replays are listed above, by match.
         if !file.complete && file.problem.is_none() && recent && !is_tournament_match(&file.id) {
             out.push(json!({"kind": "file", "replay": file}));
@@ -383,6 +386,14 @@ async fn player(
     ApiPath((t, p)): ApiPath<(i64, String)>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(tournaments::player(state.store()?, t, p).await?))
+}
+
+async fn check_replay(
+    State(state): State<AppState>,
+    ApiPath((t, p)): ApiPath<(i64, String)>,
+) -> AppResult<Response> {
+    let at = tournaments::check_replay(state.store()?, t, &p).await?;
+    replay_response(state, at).await
 }
 
 async fn matches(

@@ -4,7 +4,10 @@
 //! `Last-Event-ID` where it stopped):
 //! - `record`: one line of the replay, as written (a header, tick or result record);
 //! - `failure`: the replay cannot be read (a newer format, damage), with a message for people;
-//! - `end`: the result has been sent, or after a `failure`: nothing more will come.
+//! - `stalled`: the replay has had no result and no new line for [`stalled_after`] (from the
+//!   file's last change on): its match was stopped (a runner killed, a file cut short), with a
+//!   message for people;
+//! - `end`: the result has been sent, or after a `failure` or `stalled`: nothing more will come.
 //!
 //! A follower is a task, not a thread: it reads what is new on a blocking thread a bounded step
 //! at a time, and waits on a timer when nothing is, so a thousand followers cost a thousand
@@ -14,7 +17,8 @@
 //! is asked for new chunks when the tail has read all it was given.
 
 use std::convert::Infallible;
-use std::time::Duration;
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
 
 use arbiter_replay::ReplayReader;
 use arbiter_store::ReplayStore;
@@ -26,6 +30,34 @@ use crate::error::{AppError, AppResult};
 use crate::record::is_result;
 use crate::stored::{self, Fed, ReplayAt};
 use crate::tail::Tail;
+
+/// A replay without a result that has not grown for this long is taken as stalled: no one
+/// writes it any more. Far above the longest a referee waits for a bot's answer.
+pub const STALLED_AFTER: Duration = Duration::from_secs(30);
+
+/// [`STALLED_AFTER`], or the milliseconds `ARBITER_STALLED_AFTER_MS` gives (tests wait less).
+pub fn stalled_after() -> Duration {
+    static AFTER: LazyLock<Duration> = LazyLock::new(|| {
+        std::env::var("ARBITER_STALLED_AFTER_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map_or(STALLED_AFTER, Duration::from_millis)
+    });
+    *AFTER
+}
+
+/// How long ago the replay at `at` last grew, as far as can be told before reading it: a
+/// file's last change; a stored replay is taken as fresh.
+fn quiet_for(at: &ReplayAt) -> Duration {
+    match at {
+        ReplayAt::File(path) => std::fs::metadata(path)
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .unwrap_or_default(),
+        ReplayAt::Stored(_) => Duration::ZERO,
+    }
+}
 
 /// How often a file that has not grown is looked at again.
 const POLL: Duration = Duration::from_millis(150);
@@ -69,12 +101,21 @@ async fn follow_into(
     cap: u64,
     tx: mpsc::Sender<Event>,
 ) {
-    let opened = tokio::task::spawn_blocking(move || stored::open(&at, stored.as_ref(), cap)).await;
-    let (mut tail, mut feed) = match opened {
+    let opened = tokio::task::spawn_blocking(move || {
+        let quiet = quiet_for(&at);
+        stored::open(&at, stored.as_ref(), cap).map(|opened| (opened, quiet))
+    })
+    .await;
+    let ((mut tail, mut feed), quiet) = match opened {
         Ok(Ok(opened)) => opened,
         Ok(Err(e)) => return fail(&tx, e.public_message()).await,
         Err(e) => return fail(&tx, AppError::from(e).public_message()).await,
     };
+    // When the replay last grew, and whether all that was written at the time has been read.
+    let mut grew = Instant::now()
+        .checked_sub(quiet)
+        .unwrap_or_else(Instant::now);
+    let mut caught_up = false;
     while !tx.is_closed() {
         let stepped = tokio::task::spawn_blocking(move || {
             let step = step(&mut tail, from);
@@ -90,6 +131,11 @@ async fn follow_into(
             Err(e) => return fail(&tx, AppError::from(e).public_message()).await,
         };
         let idle = step.events.is_empty() && !step.ended;
+        // Lines read while catching up on what was written before are not growth.
+        if !idle && caught_up {
+            grew = Instant::now();
+        }
+        caught_up |= idle;
         for event in step.events {
             if tx.send(event).await.is_err() {
                 return;
@@ -98,6 +144,9 @@ async fn follow_into(
         if step.ended {
             let _ = tx.send(Event::default().event("end").data("")).await;
             return;
+        }
+        if idle && grew.elapsed() >= stalled_after() {
+            return stall(&tx, stalled_after()).await;
         }
         if idle {
             match stored::more(&mut feed, &mut tail).await {
@@ -123,6 +172,20 @@ async fn follow_into(
 async fn fail(tx: &mpsc::Sender<Event>, message: String) {
     let _ = tx
         .send(Event::default().event("failure").data(message))
+        .await;
+    let _ = tx.send(Event::default().event("end").data("")).await;
+}
+
+/// Tells the follower that the replay stopped growing without a result, and that nothing more
+/// will come.
+async fn stall(tx: &mpsc::Sender<Event>, after: Duration) {
+    let message = format!(
+        "no result and no new tick for {} s: the match was stopped (its runner killed, \
+         or the file cut short)",
+        after.as_secs_f64()
+    );
+    let _ = tx
+        .send(Event::default().event("stalled").data(message))
         .await;
     let _ = tx.send(Event::default().event("end").data("")).await;
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use arbiter_store::{
-    Contestant, MatchRow, MatchState, ReplayStore, StoreError, Tournament, TournamentStore,
+    Contestant, Format, MatchRow, MatchState, ReplayStore, StoreError, Tournament, TournamentStore,
 };
 use arbiter_tournament::standings::{self, Table};
 use serde::{Deserialize, Serialize};
@@ -79,6 +79,7 @@ pub async fn list(store: &TournamentStore) -> AppResult<Value> {
                 .count()
         );
         value["matches"] = counts(&matches);
+        value["runner"] = runner_json(store, &t, &matches).await?;
         out.push(value);
     }
     Ok(Value::Array(out))
@@ -101,9 +102,59 @@ pub async fn overview(store: &TournamentStore, id: i64) -> AppResult<Value> {
     let (table, players, matches) = table(store, &t).await?;
     let mut value = tournament_json(&t);
     value["matches"] = counts(&matches);
+    value["runner"] = runner_json(store, &t, &matches).await?;
     value["players"] = players.iter().map(player_json).collect();
     value["standings"] = standings_json(&table);
     Ok(value)
+}
+
+/// Whether a tournament not finished is being played: `{"state": "finished" | "playing" |
+/// "gone", "lapsed": [match ids], "resume": command}`. Its runner is gone when matches are left
+/// and none is held by a worker whose lease is running (a runner killed, a machine switched
+/// off): only a new run plays them, and `resume` is the command that starts one.
+async fn runner_json(
+    store: &TournamentStore,
+    t: &Tournament,
+    matches: &[MatchRow],
+) -> AppResult<Value> {
+    if t.finished.is_some() {
+        return Ok(json!({"state": "finished", "lapsed": [], "resume": null}));
+    }
+    let lapsed = store.lapsed_leases(t.id).await?;
+    let running = matches
+        .iter()
+        .filter(|m| m.state == MatchState::Running)
+        .count();
+    let left = running > 0 || matches.iter().any(|m| m.state == MatchState::Queued);
+    let gone = left && running == lapsed.len();
+    Ok(json!({
+        "state": if gone { "gone" } else { "playing" },
+        "lapsed": lapsed,
+        "resume": resume_command(store, t),
+    }))
+}
+
+/// The command that goes on with tournament `t` of `store`.
+fn resume_command(store: &TournamentStore, t: &Tournament) -> String {
+    // A PostgreSQL URL may hold a password: it is not shown.
+    let db = store.file().map_or_else(
+        || "postgres://…".to_owned(),
+        |file| shell_word(&file.display().to_string()),
+    );
+    match t.format {
+        Format::Sprt => format!("arbiter sprt {} --db {db} --resume {}", t.game, t.id),
+        _ => format!("arbiter tournament resume --db {db} --tournament {}", t.id),
+    }
+}
+
+/// `text` as one word of a shell command line: quoted unless it is plainly safe.
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
 }
 
 fn standings_json(table: &Table) -> Value {
@@ -282,10 +333,16 @@ pub async fn matches(store: &TournamentStore, id: i64, filter: &MatchFilter) -> 
         .map(|p| (p.id.as_str(), p.alias.as_str()))
         .collect();
     let rows = store.matches(id).await?;
+    let lapsed = store.lapsed_leases(id).await?;
     Ok(rows
         .iter()
         .filter(|m| filter.keeps(m))
-        .map(|m| match_json(m, &aliases))
+        .map(|m| {
+            let mut value = match_json(m, &aliases);
+            // Running in the store, yet no worker plays it any more.
+            value["stalled"] = json!(lapsed.contains(&m.id));
+            value
+        })
         .collect())
 }
 
@@ -321,6 +378,33 @@ fn replay_file(t: &Tournament, m: &MatchRow) -> Option<PathBuf> {
     }
     let dir = t.settings.get("replays")?.as_str()?;
     Some(PathBuf::from(dir).join(format!("m{:05}.jsonl.gz", m.id)))
+}
+
+/// The replay of a player's compliance check, kept beside the tournament's match replays.
+fn check_replay_file(t: &Tournament, player: &str) -> Option<PathBuf> {
+    let dir = t.settings.get("replays")?.as_str()?;
+    Some(PathBuf::from(dir).join(arbiter_tournament::compliance::check_replay_name(player)))
+}
+
+/// Where the replay of the compliance check of player `player_id` is read, if it was kept.
+pub async fn check_replay(
+    store: &TournamentStore,
+    id: i64,
+    player_id: &str,
+) -> AppResult<ReplayAt> {
+    let t = store.tournament(id).await?;
+    if !store.players(id).await?.iter().any(|p| p.id == player_id) {
+        return Err(AppError::NotFound(format!(
+            "tournament {id} has no player {player_id:?}"
+        )));
+    }
+    match check_replay_file(&t, player_id) {
+        Some(file) if file.is_file() => Ok(ReplayAt::File(file)),
+        _ => Err(AppError::NotFound(format!(
+            "player {player_id:?} of tournament {id} has no check replay (robots are not \
+             checked)"
+        ))),
+    }
 }
 
 /// Where a match's replay is read: the store's replay of its newest claim if it keeps one (a
@@ -487,6 +571,7 @@ fn player_page(
     Ok(json!({
         "tournament": tournament_json(t),
         "player": player_json(p),
+        "check_replay": check_replay_file(t, &p.id).is_some_and(|file| file.is_file()),
         "standing": standing,
         "matches_played": played,
         "faults": faults,
@@ -517,8 +602,10 @@ pub async fn running(store: &TournamentStore) -> AppResult<Vec<Value>> {
             .iter()
             .map(|p| (p.id.as_str(), p.alias.as_str()))
             .collect();
+        let lapsed = store.lapsed_leases(id).await?;
         for m in store.matches(id).await? {
-            if m.state == MatchState::Running {
+            // A match whose worker is gone is not being played.
+            if m.state == MatchState::Running && !lapsed.contains(&m.id) {
                 let mut value = match_json(&m, &aliases);
                 value["tournament"] = json!(id);
                 value["game"] = json!(t.game);

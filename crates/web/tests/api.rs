@@ -772,3 +772,101 @@ fn a_malformed_request_is_answered_in_json_too() {
         assert_eq!(body["kind"], "bad_request", "{body}");
     });
 }
+
+#[test]
+fn answers_are_gzipped_for_a_client_that_takes_gzip_but_live_streams_are_not() {
+    use std::io::Read;
+    let (_dir, state) = replay_dir("gzip");
+    runtime().block_on(async {
+        let request = |uri: &str| {
+            Request::get(uri)
+                .header(header::ACCEPT_ENCODING, "gzip")
+                .body(Body::empty())
+                .unwrap()
+        };
+        let response = app(state.clone())
+            .oneshot(request("/api/replay?id=plain.jsonl"))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[header::CONTENT_ENCODING], "gzip");
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body["ticks"].as_array().unwrap().len(), 4);
+
+        let page = app(state.clone())
+            .oneshot(request("/js/replay-page.js"))
+            .await
+            .unwrap();
+        assert_eq!(page.headers()[header::CONTENT_ENCODING], "gzip");
+        // A record of a live match goes out the moment it is read.
+        let stream = app(state.clone())
+            .oneshot(request("/api/replay/stream?id=plain.jsonl"))
+            .await
+            .unwrap();
+        assert!(stream.headers().get(header::CONTENT_ENCODING).is_none());
+    });
+}
+
+#[test]
+fn the_stream_of_a_replay_that_stopped_growing_without_a_result_says_it_stalled() {
+    let dir = temp_dir("stalled");
+    let path = dir.join("cut.jsonl");
+    // The referee's lines up to a tick, then nothing: its runner was killed long ago.
+    write_replay(&path, &records()[..3]);
+    let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(600);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
+    let state = AppState::new(ReplaySource::Dir(dir), None);
+    runtime().block_on(async {
+        let started = std::time::Instant::now();
+        let text = stream_text(&state, "/api/replay/stream?id=cut.jsonl").await;
+        assert!(started.elapsed().as_secs() < 10, "ended at once");
+        assert_eq!(text.matches("event: record").count(), 3, "{text}");
+        let stalled = text
+            .find("event: stalled\ndata: no result")
+            .expect("stalled");
+        assert!(text[stalled..].contains("event: end"), "{text}");
+        let (_, live) = get(&state, "/api/live").await;
+        assert_eq!(live, json!([]), "a stalled replay is not live");
+    });
+}
+
+#[test]
+fn a_tournament_whose_runner_is_gone_says_so_and_how_to_resume() {
+    let (dir, runtime, state) = tournament_state("runner-gone");
+    runtime.block_on(async {
+        let (_, t) = get(&state, "/api/tournaments/1").await;
+        assert_eq!(t["runner"]["state"], "playing", "{t}");
+        // The runner killed: nobody renews the lease of its match, which runs out.
+        let db = dir.join("t.db");
+        let store = TournamentStore::open(db.to_str().unwrap(), arbiter_store::Presence::MayCreate)
+            .await
+            .unwrap();
+        store.renew("w", -1).await.unwrap();
+        let (_, t) = get(&state, "/api/tournaments/1").await;
+        assert_eq!(t["runner"]["state"], "gone", "{t}");
+        assert_eq!(t["runner"]["lapsed"], json!([2]));
+        assert_eq!(
+            t["runner"]["resume"],
+            format!(
+                "arbiter tournament resume --db {} --tournament 1",
+                db.display()
+            )
+        );
+        let (_, list) = get(&state, "/api/tournaments").await;
+        assert_eq!(list[0]["runner"]["state"], "gone");
+        let (_, running) = get(&state, "/api/tournaments/1/matches?state=running").await;
+        assert_eq!(running[0]["stalled"], true, "{running}");
+        let (_, live) = get(&state, "/api/live").await;
+        assert_eq!(live, json!([]), "a match no worker plays is not live");
+    });
+}

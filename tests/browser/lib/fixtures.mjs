@@ -43,7 +43,29 @@ export function makeReplays(dir) {
   const lines = fs.readFileSync(at("crash.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
   lines[0].game = "tetris";
   fs.writeFileSync(at("unknown-game.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  makeDrawnOnPawns(at("crash.jsonl"), at("drawn-on-pawns.jsonl"));
   return { dir, replays, bot };
+}
+
+/** The referee's marker after a log it cut (crates/referee, `LOG_TRIMMED`). */
+export const LOG_TRIMMED = "...\n[[bot log trimmed to 2KB]]";
+
+/**
+ * `source` with player 0's stderr of tick 1 drawing on both pawns (an arrow at one, text and a
+ * label on the other), and its stderr of tick 2 cut by the referee at 2000 characters.
+ */
+function makeDrawnOnPawns(source, out) {
+  const lines = fs.readFileSync(source, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const ticks = lines.filter((l) => l.type === "tick");
+  const [mine, theirs] = ticks[1].state.pawns;
+  ticks[1].bots[0].log = [
+    `#draw arrow ${mine[0]} ${mine[1] + 3} ${theirs[0]} ${theirs[1]} red`,
+    `#draw text ${mine[0]} ${mine[1]} my pawn`,
+    `#draw cell ${theirs[0]} ${theirs[1]} blue theirs`,
+    "",
+  ].join("\n");
+  ticks[2].bots[0].log = "x".repeat(2000) + LOG_TRIMMED;
+  fs.writeFileSync(out, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }
 
 /** A replay of `count` ticks: the ticks of `source` over and over, numbered on. */
@@ -69,4 +91,39 @@ export function makeTournament(dir) {
   arbiter(["tournament", "run", "--game", "quoridor", "--add", "builtin:runner", "--add", "builtin:blocker",
     "--add", "builtin:random", "--db", db, "--rounds", "2", "--seed", "3", "--jobs", "2"]);
   return db;
+}
+
+/**
+ * A Quoridor bot that answers nonsense (the referee then plays a random move for it), slowly
+ * from its second start on: the compliance check before the tournament (its first start) stays
+ * quick, and the matches after it last long enough to be watched.
+ */
+const SLEEPY_BOT = `#!/bin/sh
+here=$(dirname "$0")
+starts=$(cat "$here/starts" 2>/dev/null || echo 0)
+echo $((starts + 1)) >"$here/starts"
+read n; read id; read m; i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+while read tick; do
+  [ "$tick" = "-1" ] && exit 0
+  i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
+  read f; i=0; while [ $i -lt $f ]; do read l; i=$((i+1)); done
+  read empty
+  [ "$starts" -gt 0 ] && sleep 0.6
+  echo "thinking about tick $tick" >&2
+  echo "pass"
+done
+`;
+
+/**
+ * A player folder `dir`/players/sleepy holding the sleepy bot, started as `sh bot.sh`; returns
+ * the players folder. The bot counts its starts in its folder, which a sandbox gives afresh to
+ * every match: the tournament runs it with `--no-sandbox`.
+ */
+export function makeSleepyPlayer(dir) {
+  const players = path.join(dir, "players");
+  const player = path.join(players, "sleepy");
+  fs.mkdirSync(player, { recursive: true });
+  fs.writeFileSync(path.join(player, "bot.sh"), SLEEPY_BOT, { mode: 0o755 });
+  fs.writeFileSync(path.join(player, "info.txt"), "sleepy\nSleepy Bot\nsh bot.sh\n");
+  return players;
 }

@@ -22,9 +22,13 @@ export function arbiter(args, options = {}) {
   return execFileSync(ARBITER, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
 }
 
-/** Starts `arbiter ARGS... --addr 127.0.0.1:0`; resolves to {url, stop} once it listens. */
-export function serve(args) {
-  const child = spawn(ARBITER, [...args, "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Starts `arbiter ARGS... --addr 127.0.0.1:0` (with `env` added to its environment); resolves
+ * to {url, stop} once it listens.
+ */
+export function serve(args, { env = {} } = {}) {
+  const child = spawn(ARBITER, [...args, "--addr", "127.0.0.1:0"],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   return new Promise((resolve, reject) => {

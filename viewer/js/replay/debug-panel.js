@@ -8,9 +8,20 @@ import { playerColor } from "../colors.js";
 import { ms } from "../format.js";
 import { PREFIX } from "./overlay.js";
 import { download } from "./download.js";
+import { releaseAfterChoice } from "./keys.js";
 
 /** What the referee keeps of a bot's stderr per tick. */
 export const LOG_CAP = 2000;
+
+/** What the referee writes after a log it cut at [`LOG_CAP`] characters. */
+const LOG_TRIMMED = "...\n[[bot log trimmed to 2KB]]";
+
+/** The stderr counter: the bot's characters kept, not the marker the referee adds after them. */
+function logCount(log) {
+  const trimmed = log.endsWith(LOG_TRIMMED);
+  const kept = [...(trimmed ? log.slice(0, -LOG_TRIMMED.length) : log)].length;
+  return `${kept} / ${LOG_CAP} characters${trimmed ? ", the rest cut" : ""}`;
+}
 
 function messages(list, empty) {
   if (!list || list.length === 0) return [h("div", { class: "empty" }, empty)];
@@ -49,6 +60,7 @@ export class DebugPanel {
     this.select = h("select", { id: "debug-player", "aria-label": "player to debug" },
       replay.players.map((p, i) => h("option", { value: i }, `${i}: ${p.name}`)));
     this.select.addEventListener("change", () => onPick(Number(this.select.value)));
+    releaseAfterChoice(this.select);
     this.swatch = h("span", { class: "swatch small" });
     this.status = h("span", { class: "tick-status" });
     this.error = h("div", { class: "error-box", role: "alert" });
@@ -119,7 +131,7 @@ export class DebugPanel {
 
     const log = (bot && bot.log) || "";
     this.log.replaceChildren(...(log ? logNodes(log) : [h("span", { class: "empty" }, "nothing written to stderr")]));
-    this.logCount.textContent = log ? `${[...log].length} / ${LOG_CAP} characters` : "";
+    this.logCount.textContent = log ? logCount(log) : "";
     this.problems.replaceChildren(
       ...(drawProblems || []).map((p) => h("li", {}, `#draw on stderr line ${p.line}: ${p.message}`)),
     );

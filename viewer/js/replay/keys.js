@@ -8,8 +8,16 @@ export const SHORTCUTS = [
   ["[ ]", "previous / next turn of the debugged player"],
   ["f", "full screen"],
   ["- +", "slower / faster"],
-  ["1…8", "debug player 1…8"],
+  ["0…9", "debug the player of seat 0…9"],
 ];
+
+/**
+ * A drop-down gives the keyboard back to the page once a choice is made in it: the arrows and
+ * space then step and play again instead of changing the choice.
+ */
+export function releaseAfterChoice(select) {
+  select.addEventListener("change", () => select.blur());
+}
 
 export function installKeys(actions) {
   document.addEventListener("keydown", (event) => {
@@ -35,7 +43,8 @@ export function installKeys(actions) {
       "-": () => actions.faster(-1),
     };
     let handler = handlers[event.key];
-    if (!handler && /^[1-8]$/.test(event.key)) handler = () => actions.pick(Number(event.key) - 1);
+    // Seats are numbered from 0 on the page, and a Labyrinth match has up to 10.
+    if (!handler && /^[0-9]$/.test(event.key)) handler = () => actions.pick(Number(event.key));
     if (!handler) return;
     // The slider and buttons have their own meaning for these keys; ours wins on this page.
     event.preventDefault();

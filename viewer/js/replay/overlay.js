@@ -117,6 +117,23 @@ function arrowHead(x1, y1, x2, y2, size) {
   return `${x2},${y2} ${left.join(",")} ${right.join(",")}`;
 }
 
+/**
+ * An arrow's ends drawn short of the cells' centres, where a pawn and its number are: the
+ * head points at a pawn without covering its number. An arrow too short to shorten is kept.
+ */
+function clearOfCentres(ax, ay, bx, by, gap) {
+  const length = Math.hypot(bx - ax, by - ay);
+  if (length <= 2.5 * gap) return [ax, ay, bx, by];
+  const ux = (bx - ax) / length;
+  const uy = (by - ay) / length;
+  return [ax + ux * gap, ay + uy * gap, bx - ux * gap, by - uy * gap];
+}
+
+/** Where words written on a cell go: along its top edge, above a pawn's number. */
+function wordsY(cy, size) {
+  return cy - size * 0.3;
+}
+
 /** Draws shapes into `layer` (emptied first) with the renderer's geometry. */
 export function drawShapes(layer, geometry, shapes, defaultColor) {
   layer.replaceChildren();
@@ -131,7 +148,7 @@ export function drawShapes(layer, geometry, shapes, defaultColor) {
           class: "draw-cell", x: cx - size / 2, y: cy - size / 2, width: size, height: size, rx: 4, fill: c, stroke: c,
         }));
         if (shape.label) {
-          layer.append(s("text", { class: "draw-label", x: cx, y: cy + 4, "text-anchor": "middle" }, shape.label.slice(0, 12)));
+          layer.append(s("text", { class: "draw-label", x: cx, y: wordsY(cy, size), "text-anchor": "middle" }, shape.label.slice(0, 12)));
         }
         break;
       }
@@ -142,7 +159,9 @@ export function drawShapes(layer, geometry, shapes, defaultColor) {
         break;
       }
       case "arrow": {
-        const [[ax, ay], [bx, by]] = shape.points.map(([x, y]) => geometry.center(x, y));
+        const [[fx, fy], [tx, ty]] = shape.points.map(([x, y]) => geometry.center(x, y));
+        // A pawn's disc is 0.36 of a cell across its centre; the number sits in its middle.
+        const [ax, ay, bx, by] = clearOfCentres(fx, fy, tx, ty, size * 0.3);
         layer.append(s("line", { class: "draw-line", x1: ax, y1: ay, x2: bx, y2: by, stroke: c }));
         layer.append(s("polygon", { class: "draw-head", points: arrowHead(ax, ay, bx, by, size * 0.4), fill: c }));
         break;
@@ -155,7 +174,7 @@ export function drawShapes(layer, geometry, shapes, defaultColor) {
       }
       case "text": {
         const [cx, cy] = geometry.center(shape.x, shape.y);
-        layer.append(s("text", { class: "draw-text", x: cx, y: cy + 4, "text-anchor": "middle" }, shape.text.slice(0, 80)));
+        layer.append(s("text", { class: "draw-text", x: cx, y: wordsY(cy, size), "text-anchor": "middle" }, shape.text.slice(0, 80)));
         break;
       }
       default:

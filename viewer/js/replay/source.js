@@ -8,6 +8,7 @@ export function replaySource(query) {
   if (embedded) {
     return {
       label: "exported replay",
+      exported: true,
       load: async () => JSON.parse(embedded.textContent),
       streamUrl: null,
     };
@@ -21,13 +22,24 @@ export function replaySource(query) {
     };
   }
   const t = query.get("t");
+  const check = query.get("check");
+  if (t && check) {
+    return {
+      label: `compliance check of ${check}`,
+      tournament: t,
+      crumb: `check of ${check}`,
+      load: () => getJSON(`/api/tournaments/${enc(t)}/players/${enc(check)}/check`),
+      // Played whole before the tournament: nothing to follow.
+      streamUrl: null,
+    };
+  }
   const m = query.get("m");
   if (t && m) {
     const base = `/api/tournaments/${enc(t)}/matches/${enc(m)}/replay`;
     return {
       label: `tournament ${t}, match ${m}`,
       tournament: t,
-      match: m,
+      crumb: `match ${m}`,
       load: () => getJSON(base),
       streamUrl: (from) => `${base}/stream?from=${from}`,
     };
@@ -37,14 +49,16 @@ export function replaySource(query) {
 
 /**
  * Follows a replay being written: `onRecord` gets each new record (header, tick or result),
- * `onFailure` a message if the stream cannot be read, `onEnd` is called once nothing more
- * will come. Returns a function that stops following.
+ * `onFailure` a message if the stream cannot be read, `onStalled` why it stopped growing
+ * without a result, `onEnd` is called once nothing more will come. Returns a function that stops following.
  */
-export function follow(url, { onRecord, onFailure, onEnd, onState }) {
+export function follow(url, { onRecord, onFailure, onStalled, onEnd, onState }) {
   const events = new EventSource(url);
   events.addEventListener("open", () => onState && onState("live"));
   events.addEventListener("record", (event) => onRecord(JSON.parse(event.data)));
   events.addEventListener("failure", (event) => onFailure(event.data));
+  // No result and no new line for a while: no one writes the replay any more.
+  events.addEventListener("stalled", (event) => onStalled(event.data));
   events.addEventListener("end", () => {
     events.close();
     onEnd();

@@ -1,5 +1,6 @@
 // The matches list of a tournament, filtered by player, result, faults and state through the
-// API; every row links to its replay (followed live while the match is being played).
+// API (the filters kept in the page's address); every row links to its replay (followed live
+// while the match is being played).
 
 import { h, put } from "../dom.js";
 import { getJSON, enc } from "../api.js";
@@ -32,7 +33,9 @@ function seatCell(m, colorOf) {
 function stateCell(m) {
   switch (m.state) {
     case "running":
-      return h("span", { class: "pill live" }, "LIVE");
+      return m.stalled
+        ? h("span", { class: "pill warn", title: "no worker plays it any more: resume the tournament to play it again" }, "stalled")
+        : h("span", { class: "pill live" }, "LIVE");
     case "queued":
       return h("span", { class: "pill" }, "queued");
     case "failed":
@@ -53,6 +56,28 @@ export function matchesSection(tournamentId, players, colorOf, { fixedPlayer } =
   const element = h("div", { id: "matches" }, filters, body);
   let shown = PAGE;
   let latest = [];
+  const filterControls = [player, result, faults, state].filter((f) => !(fixedPlayer && f === player));
+  // The filters are kept in the page's address: a reload or a shared link shows the same list.
+  const address = new URLSearchParams(window.location.search);
+  for (const f of filterControls) {
+    const wanted = address.get(f.control.name);
+    if (wanted !== null && [...f.control.options].some((o) => o.value === wanted)) f.control.value = wanted;
+  }
+
+  /** A match's replay, opened on the fixed player's seat (a player's page) if it has one. */
+  function replayLink(m) {
+    const seat = fixedPlayer ? m.seats.findIndex((s) => s.player === fixedPlayer) : -1;
+    return links.replayOfMatch(tournamentId, m.id, seat >= 0 ? { player: seat } : {});
+  }
+
+  function keepInAddress() {
+    const url = new URL(window.location.href);
+    for (const f of filterControls) {
+      if (f.control.value) url.searchParams.set(f.control.name, f.control.value);
+      else url.searchParams.delete(f.control.name);
+    }
+    history.replaceState(null, "", url);
+  }
 
   function draw() {
     if (!latest.length) {
@@ -66,7 +91,7 @@ export function matchesSection(tournamentId, players, colorOf, { fixedPlayer } =
       h("td", {}, stateCell(m)),
       h("td", { class: "num" }, m.ticks ?? ""),
       h("td", {}, m.has_replay
-        ? h("a", { href: links.replayOfMatch(tournamentId, m.id) }, m.state === "running" ? "watch live" : "replay")
+        ? h("a", { href: replayLink(m) }, m.state === "running" && !m.stalled ? "watch live" : "replay")
         : "")));
     put(body,
       h("div", { class: "table-wrap" }, h("table", { class: "matches" },
@@ -88,9 +113,10 @@ export function matchesSection(tournamentId, players, colorOf, { fixedPlayer } =
     draw();
   }
 
-  for (const f of [player, result, faults, state]) {
+  for (const f of filterControls) {
     f.control.addEventListener("change", () => {
       shown = PAGE;
+      keepInAddress();
       refresh().catch((e) => body.replaceChildren(h("p", { class: "error-text" }, e.message)));
     });
   }
