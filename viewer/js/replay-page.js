@@ -375,7 +375,7 @@ async function main() {
     return;
   }
   document.title = `${replay.players.map((p) => p.name).join(" vs ")} · ${replay.game} · Arbiter`;
-  if (source.tournament) await useTournamentColors(source);
+  if (source.match) await useTournamentColors(source);
   const page = buildPage(replay, source);
   if (!data.complete && source.streamUrl) {
     page.playback.live = true;

@@ -39,6 +39,7 @@ export function replaySource(query) {
     return {
       label: `tournament ${t}, match ${m}`,
       tournament: t,
+      match: m,
       crumb: `match ${m}`,
       load: () => getJSON(base),
       streamUrl: (from) => `${base}/stream?from=${from}`,
