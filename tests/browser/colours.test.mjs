@@ -66,3 +66,20 @@ test("a tournament's name heads its page and names it in the list", async () => 
   await page.waitForSelector("#tournaments table");
   assert.match(await page.textContent("#tournaments tbody tr"), /Class 3B, spring final #1/);
 });
+
+test("a cross-table cell opens the matches of that pairing", async () => {
+  await page.goto(`${server.origin}/tournament.html?t=1`);
+  await page.waitForSelector("#cross-table tbody tr");
+  const cell = page.locator("#cross-table tbody tr:first-child td a").first();
+  const title = await cell.getAttribute("title");
+  const [, one, two] = title.match(/^the matches of (\S+) against (\S+)$/);
+  await cell.click();
+  await page.waitForSelector("#matches tbody tr");
+  assert.match(page.url(), /opponent=/);
+  const rows = await page.locator("#matches tbody tr .seats").allTextContents();
+  assert.equal(rows.length, 4, "two rounds, each pairing twice with the seats swapped");
+  for (const row of rows) {
+    assert.ok(row.includes(one) && row.includes(two), `${row} is a match of ${one} against ${two}`);
+  }
+  assert.equal(await page.inputValue("#matches select[name=opponent]"), `builtin:${two}`);
+});

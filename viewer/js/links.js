@@ -25,3 +25,8 @@ export function player(t, p) {
 export function checkReplay(t, p) {
   return `/replay.html?t=${q(t)}&check=${q(p)}&player=0`;
 }
+
+/** A tournament's page listing the matches `p` played against `opponent`. */
+export function matchesOfPairing(t, p, opponent) {
+  return `/tournament.html?t=${q(t)}&player=${q(p)}&opponent=${q(opponent)}#matches`;
+}

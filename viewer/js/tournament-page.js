@@ -76,7 +76,7 @@ async function main() {
       excluded.length ? h("p", { class: "muted" }, "Not playing: ",
         excluded.map((p, i) => [i ? ", " : "", h("b", {}, p.alias), ` (${p.status}${p.reason ? `: ${p.reason}` : ""})`])) : null);
     chartBox.replaceChildren(ratingsChart(history, aliasOf, colorOf));
-    const cross = crossTable(overview.standings, colorOf);
+    const cross = crossTable(t, overview.standings, colorOf);
     // No cross-table (games of more than 2 players, or none played yet): no empty card.
     crossBox.replaceChildren(...(cross ? [cross] : []));
     crossCard.hidden = !cross;

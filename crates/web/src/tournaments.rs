@@ -189,6 +189,8 @@ pub async fn players(store: &TournamentStore, id: i64) -> AppResult<Value> {
 pub struct MatchFilter {
     /// Only the matches this player (id) played in.
     pub player: Option<String>,
+    /// Only the matches this player (id) played in too: with `player`, the matches of a pairing.
+    pub opponent: Option<String>,
     /// `win`, `draw` or `loss`: of `player`, or (without a player) whether someone won.
     pub result: Option<String>,
     /// `yes`: only matches with a fault (of `player`, if given); `no`: only those without.
@@ -254,6 +256,11 @@ impl MatchFilter {
             },
             None => None,
         };
+        if let Some(opponent) = &self.opponent
+            && !m.seats.contains(opponent)
+        {
+            return false;
+        }
         if let Some(state) = &self.state
             && m.state.as_str() != state
         {

@@ -648,7 +648,7 @@ fn tournaments_standings_and_ratings() {
 }
 
 #[test]
-fn matches_are_filtered_by_player_result_faults_and_state() {
+fn matches_are_filtered_by_player_opponent_result_faults_and_state() {
     let (_dir, runtime, state) = tournament_state("matches");
     runtime.block_on(async {
         let ids = |body: &Value| -> Vec<i64> {
@@ -671,6 +671,9 @@ fn matches_are_filtered_by_player_result_faults_and_state() {
         for (query, expected) in [
             ("player=mybot", vec![1, 3]),
             ("player=mybot&result=loss", vec![1]),
+            ("player=mybot&opponent=builtin%3Arandom", vec![3]),
+            ("player=builtin%3Arandom&opponent=mybot", vec![3]),
+            ("opponent=builtin%3Arunner", vec![1, 2]),
             ("player=mybot&result=win", vec![]),
             ("player=builtin%3Arunner&result=win", vec![1]),
             ("faults=yes", vec![1]),

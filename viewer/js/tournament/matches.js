@@ -1,4 +1,4 @@
-// The matches list of a tournament, filtered by player, result, faults and state through the
+// The matches list of a tournament, filtered by player, opponent, result, faults and state through the
 // API (the filters kept in the page's address); every row links to its replay (followed live
 // while the match is being played).
 
@@ -47,16 +47,18 @@ function stateCell(m) {
 
 export function matchesSection(tournamentId, players, colorOf, { fixedPlayer } = {}) {
   const player = select("player", "player", [["", "any"], ...players.map((p) => [p.id, p.alias])]);
+  const opponent = select("against", "opponent", [["", "anyone"], ...players.map((p) => [p.id, p.alias])]);
   const result = select("result", "result", [["", "any"], ["win", "win"], ["draw", "draw"], ["loss", "loss"]]);
   const faults = select("faults", "faults", [["", "any"], ["yes", "with faults"], ["no", "without"]]);
   const state = select("state", "state", [["", "any"], ["done", "done"], ["running", "running"], ["queued", "queued"], ["failed", "failed"]]);
   const count = h("span", { class: "muted" });
-  const filters = h("div", { class: "filters" }, fixedPlayer ? null : player.element, result.element, faults.element, state.element, count);
+  const filters = h("div", { class: "filters" }, fixedPlayer ? null : player.element, opponent.element, result.element,
+    faults.element, state.element, count);
   const body = h("div", {});
   const element = h("div", { id: "matches" }, filters, body);
   let shown = PAGE;
   let latest = [];
-  const filterControls = [player, result, faults, state].filter((f) => !(fixedPlayer && f === player));
+  const filterControls = [player, opponent, result, faults, state].filter((f) => !(fixedPlayer && f === player));
   // The filters are kept in the page's address: a reload or a shared link shows the same list.
   const address = new URLSearchParams(window.location.search);
   for (const f of filterControls) {
@@ -107,7 +109,7 @@ export function matchesSection(tournamentId, players, colorOf, { fixedPlayer } =
     const query = new URLSearchParams();
     const who = fixedPlayer || player.control.value;
     if (who) query.set("player", who);
-    for (const f of [result, faults, state]) if (f.control.value) query.set(f.control.name, f.control.value);
+    for (const f of [opponent, result, faults, state]) if (f.control.value) query.set(f.control.name, f.control.value);
     latest = await getJSON(`/api/tournaments/${enc(tournamentId)}/matches?${query}`);
     count.textContent = fmt.plural(latest.length, "match", "matches");
     draw();

@@ -80,7 +80,7 @@ export function standingsTable(tournamentId, standings, colorOf) {
 }
 
 /** The cross-table of a 2-player tournament: what each row scored against each column. */
-export function crossTable(standings, colorOf) {
+export function crossTable(tournamentId, standings, colorOf) {
   const rows = standings.rows;
   if (!standings.two_player || !standings.cross.length) return null;
   return h("div", { class: "table-wrap" }, h("table", { class: "cross", id: "cross-table" },
@@ -91,7 +91,9 @@ export function crossTable(standings, colorOf) {
         if (i === j) return h("td", { class: "self" }, "·");
         if (!cell.games) return h("td", { class: "muted" }, "–");
         const share = cell.points / cell.games;
+        const pairing = links.matchesOfPairing(tournamentId, r.player, rows[j].player);
         return h("td", { class: share > 0.5 ? "good" : share < 0.5 ? "bad" : "" },
-          fmt.points(cell.points), h("span", { class: "games" }, `of ${cell.games}`));
+          h("a", { href: pairing, title: `the matches of ${r.alias} against ${rows[j].alias}` },
+            fmt.points(cell.points), h("span", { class: "games" }, `of ${cell.games}`)));
       }))))));
 }
