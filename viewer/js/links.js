@@ -20,3 +20,11 @@ export function tournament(t) {
 export function player(t, p) {
   return `/player.html?t=${q(t)}&p=${q(p)}`;
 }
+
+export function server(game) {
+  return `/server.html?game=${q(game)}`;
+}
+
+export function replayOfServerGame(game, id) {
+  return `/replay.html?server=${q(game)}&game=${q(id)}`;
+}
