@@ -1473,6 +1473,10 @@ fn another_process_shows_the_game_server_from_its_store() {
     assert_eq!(status["played"], 2, "{status}");
     assert!(status["running"].as_array().unwrap().is_empty());
     assert!(status["next"].is_null());
+    for team in status["teams"].as_array().unwrap() {
+        assert_eq!(team["state"], "disconnected", "{status}");
+        assert!(team["since"].is_i64(), "seen gone at the end: {status}");
+    }
     let out = run(arbiter()
         .args(["server", "labyrinth", "--standings", "--db"])
         .arg(&db));

@@ -35,6 +35,7 @@ pub(crate) struct Board {
     running: Mutex<BTreeMap<i64, RunningGame>>,
     played: AtomicU64,
     started: i64,
+    memory: Mutex<Memory>,
 }
 
 impl Board {
@@ -45,6 +46,7 @@ impl Board {
             running: Mutex::new(BTreeMap::new()),
             played: AtomicU64::new(played),
             started: now_ms(),
+            memory: Mutex::default(),
         }
     }
 
@@ -71,7 +73,7 @@ impl Board {
 
 /// What the publisher remembers between two statuses.
 #[derive(Default)]
-pub(crate) struct Memory {
+struct Memory {
     /// Teams seen connected in this session: `None` while they are, else since when they
     /// are gone (Unix ms).
     seen: HashMap<String, Option<i64>>,
@@ -83,9 +85,8 @@ pub(crate) struct Memory {
 
 /// Publishes the status whenever it changes, until the task is dropped.
 pub(crate) async fn publish_changes<G: CatalogGame>(shared: Arc<Shared<G>>) {
-    let mut memory = Memory::default();
     loop {
-        publish(&shared, &mut memory).await;
+        publish(&shared).await;
         tokio::select! {
             _ = shared.board.changed.notified() => tokio::time::sleep(COALESCE).await,
             _ = tokio::time::sleep(RECHECK) => {}
@@ -94,18 +95,24 @@ pub(crate) async fn publish_changes<G: CatalogGame>(shared: Arc<Shared<G>>) {
 }
 
 /// Publishes the status if it differs from the last one published.
-pub(crate) async fn publish<G: CatalogGame>(shared: &Shared<G>, memory: &mut Memory) {
-    let status = snapshot(shared, memory);
-    if memory.last.as_ref() == Some(&status) {
-        return;
-    }
+pub(crate) async fn publish<G: CatalogGame>(shared: &Shared<G>) {
+    let status = {
+        let mut memory = shared.board.memory.lock().unwrap();
+        let status = snapshot(shared, &mut memory);
+        if memory.last.as_ref() == Some(&status) {
+            return;
+        }
+        memory.last = Some(status.clone());
+        status
+    };
     if let Some(feed) = &shared.config.status {
         feed.send_replace(Some(Arc::new(status.clone())));
     }
     if let Err(e) = shared.store.publish(&status).await {
         shared.log(format_args!("cannot publish the server's status: {e}"));
+        // Tried again at the next look, changed or not.
+        shared.board.memory.lock().unwrap().last = None;
     }
-    memory.last = Some(status);
 }
 
 fn snapshot<G: CatalogGame>(shared: &Shared<G>, memory: &mut Memory) -> ServerStatus {

@@ -235,7 +235,7 @@ pub async fn serve<G: CatalogGame>(
             done = &mut scheduler => {
                 let games = done.map_err(|e| crate::GameServerError::Internal(e.to_string()))??;
                 drop(publisher);
-                board::publish(&shared, &mut board::Memory::default()).await;
+                board::publish(&shared).await;
                 let _ = tokio::time::timeout(FLUSH_AT_END, shared.writers.drained()).await;
                 let lobby = shared.lobby.lock().unwrap();
                 return Ok(Summary {
