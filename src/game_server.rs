@@ -66,6 +66,11 @@ pub struct ServerCommon {
     /// Where replays are written (default: replays/ next to the database file).
     #[arg(long)]
     replays: Option<PathBuf>,
+    /// Serve the viewer on this address too (port 0: any free port, printed on stderr): the
+    /// server's page shows its teams, scoreboard, games and next start as they change, and
+    /// stays up after the session until Ctrl-C.
+    #[arg(long, value_name = "ADDR")]
+    web: Option<SocketAddr>,
     /// Print the standings kept in the database and exit.
     #[arg(long)]
     standings: bool,
@@ -245,11 +250,15 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
         live: args.live,
         login_timeout: Duration::from_secs(args.login_timeout),
         start_when_idle: args.start_when_idle,
-        replays: args.replays.clone(),
+        replays: replays_dir(args),
         time: args.time.time_control(G::PROTOCOL.time)?,
         robot,
         quiet: args.quiet,
         accounts_file: Some(path.to_owned()),
+        status: match args.web {
+            Some(addr) => Some(start_web::<G>(addr, &args.db, replays_dir(args))?),
+            None => None,
+        },
     };
     let summary = arbiter_gameserver::run::<G>(
         listener,
@@ -260,7 +269,69 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
         Default::default(),
     )?;
     outln!("{} games played", summary.games)?;
-    print_standings(&summary.standings)
+    print_standings(&summary.standings)?;
+    if args.web.is_some() && !summary.interrupted {
+        // The final scoreboard stays on the screens until the organiser stops the server.
+        crate::out::Stdout.flush()?;
+        errln!("server: the session is over; the viewer stays up until Ctrl-C");
+        arbiter_gameserver::wait_for_interrupt()?;
+    }
+    Ok(())
+}
+
+/// Where the replays go: --replays, else `replays/` next to a SQLite database.
+fn replays_dir(args: &ServerCommon) -> Option<PathBuf> {
+    if args.replays.is_some() || args.db.contains("://") || args.db.starts_with("sqlite:") {
+        return args.replays.clone();
+    }
+    let db = std::path::absolute(&args.db).ok()?;
+    Some(db.parent()?.join("replays"))
+}
+
+/// Serves the viewer on `addr` on a thread of its own, showing this server as it publishes
+/// itself; the address bound is printed on stderr (as `web viewer on http://…`).
+fn start_web<G: CatalogGame>(
+    addr: SocketAddr,
+    db: &str,
+    replays: Option<PathBuf>,
+) -> Result<arbiter_gameserver::StatusFeed> {
+    let (feed, watch) = arbiter_gameserver::board::feed();
+    let server = arbiter_web::Server::new().context("starting the viewer's runtime")?;
+    let servers = server
+        .open_game_servers(db, arbiter_store::Presence::MayCreate)
+        .with_context(|| format!("--db {db}"))?;
+    let source = match replays {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+            arbiter_web::ReplaySource::Dir(dir)
+        }
+        None => arbiter_web::ReplaySource::None,
+    };
+    let limits = arbiter_web::Limits::default();
+    let view = arbiter_web::ServerView::new(servers, Some(watch));
+    let state = arbiter_web::AppState::with_game_servers(
+        source,
+        None,
+        None,
+        Some(view),
+        limits.max_replay_bytes,
+    );
+    let (bound_tx, bound_rx) = std::sync::mpsc::channel();
+    let failed_tx = bound_tx.clone();
+    std::thread::spawn(move || {
+        let ready = move |bound| {
+            let _ = bound_tx.send(Ok(bound));
+        };
+        if let Err(e) = server.serve(addr, state, limits, ready) {
+            let _ = failed_tx.send(Err(e));
+        }
+    });
+    match bound_rx.recv() {
+        Ok(Ok(bound)) => errln!("web viewer on http://{bound}/server.html?game={}", G::NAME),
+        Ok(Err(e)) => bail!("cannot serve the viewer on {addr}: {e}"),
+        Err(_) => bail!("the viewer on {addr} stopped before it started"),
+    }
+    Ok(feed)
 }
 
 fn print_standings(rows: &[(String, f64, f64)]) -> Result<()> {

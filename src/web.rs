@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::out::outln;
-use arbiter_store::TournamentStore;
-use arbiter_web::{AppState, Limits, ReplaySource, Server};
+use arbiter_store::{Presence, TournamentStore};
+use arbiter_web::{AppState, Limits, ReplaySource, Server, ServerView};
 use clap::Args;
 
 #[derive(Args)]
@@ -116,8 +116,19 @@ pub fn serve(args: WebArgs) -> Result<()> {
         ),
         None => None,
     };
+    // The game servers of the store (`arbiter server --db`), as they publish themselves.
+    let servers = match &args.db {
+        Some(db) => Some(ServerView::new(
+            server
+                .open_game_servers(db, Presence::ReadOnly)
+                .with_context(|| format!("--db {db}"))?,
+            None,
+        )),
+        None => None,
+    };
     let limits = args.limits.limits();
-    let state = AppState::with_stored_replays(replays, store, stored, limits.max_replay_bytes);
+    let state =
+        AppState::with_game_servers(replays, store, stored, servers, limits.max_replay_bytes);
     run(server, args.listen, state, limits, "")
 }
 

@@ -1443,3 +1443,98 @@ fn the_accounts_file_is_kept_to_its_owner_and_a_readable_one_is_warned_about() {
     assert_eq!(log.matches("warning:").count(), 1, "{log}");
     assert!(log.contains("chmod 600"), "{log}");
 }
+
+/// The JSON of an answer's body (chunked or not).
+fn json_body(body: &str) -> serde_json::Value {
+    let start = body.find(['{', '[']).expect("a JSON body");
+    let end = body.rfind(['}', ']']).expect("a JSON body");
+    serde_json::from_str(&body[start..=end]).unwrap_or_else(|e| panic!("{e}: {body}"))
+}
+
+#[test]
+fn another_process_shows_the_game_server_from_its_store() {
+    let dir = temp_dir("shown");
+    add_teams(&dir, &[("erin", "pw"), ("fred", "pw")]);
+    let server = Server::session(&dir, 2, 2, &[]);
+    let players: Vec<_> = [("erin", server.connect()), ("fred", server.connect())]
+        .into_iter()
+        .map(|(team, stream)| std::thread::spawn(move || checked_player(stream, team, "pw")))
+        .collect();
+    for player in players {
+        player.join().unwrap();
+    }
+    server.finish();
+    let db = dir.join("server.db");
+    let web = common::web::WebServer::start(&["--db".as_ref(), db.as_os_str()]);
+    let (code, body) = web.get("/api/servers/labyrinth");
+    assert_eq!(code, 200, "{body}");
+    let status = json_body(&body);
+    assert_eq!(status["over"], true, "{status}");
+    assert_eq!(status["played"], 2, "{status}");
+    assert!(status["running"].as_array().unwrap().is_empty());
+    assert!(status["next"].is_null());
+    for team in status["teams"].as_array().unwrap() {
+        assert_eq!(team["state"], "disconnected", "{status}");
+        assert!(team["since"].is_i64(), "seen gone at the end: {status}");
+    }
+    let out = run(arbiter()
+        .args(["server", "labyrinth", "--standings", "--db"])
+        .arg(&db));
+    let printed: Vec<(u64, String, f64, f64)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (
+                w[0].parse().unwrap(),
+                w[1].to_owned(),
+                w[2].parse().unwrap(),
+                w[3].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(printed.len(), 2, "both teams are ranked");
+    let shown: Vec<(u64, String, f64, f64)> = status["scoreboard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let n = |k: &str| s[k].as_f64().unwrap();
+            (
+                s["rank"].as_u64().unwrap(),
+                s["team"].as_str().unwrap().to_owned(),
+                n("live"),
+                n("test"),
+            )
+        })
+        .collect();
+    assert_eq!(shown, printed, "the scoreboard is the standings");
+    let (code, body) = web.get("/api/servers/labyrinth/games");
+    assert_eq!(code, 200, "{body}");
+    let games = json_body(&body);
+    let ids: Vec<_> = games
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].clone())
+        .collect();
+    assert_eq!(ids, [2, 1], "newest first");
+    assert_eq!(games[1]["level"], 1);
+    assert_eq!(games[1]["seats"][0]["team"], true);
+    let (code, body) = web.get("/api/servers/labyrinth/games/1/replay");
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains(r#""game":"labyrinth""#), "{body:.300}");
+    let (code, body) = web.get("/api/servers/labyrinth/games/99");
+    assert_eq!(code, 404, "{body}");
+    assert!(
+        body.contains("the labyrinth server has no game 99"),
+        "{body}"
+    );
+    let (code, body) = web.get("/api/info");
+    assert_eq!(code, 200);
+    assert_eq!(
+        json_body(&body)["servers"],
+        serde_json::json!(["labyrinth"])
+    );
+}

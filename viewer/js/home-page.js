@@ -1,4 +1,4 @@
-// The home page: matches being played now, the tournaments of the store, the replay files.
+// The home page: the game server of the store, matches being played now, the tournaments of the store, the replay files.
 
 import { h, byId } from "./dom.js";
 import { getJSON } from "./api.js";
@@ -39,6 +39,12 @@ function liveList(live) {
       h("a", { href: links.replayFile(r.id) }, r.id), " ",
       h("span", { class: "muted" }, `${r.game || ""} · ${fmt.plural(r.ticks, "tick")} so far · `), names(r.players));
   }));
+}
+
+function serverList(games) {
+  return h("ul", { class: "server-list" }, games.map((game) =>
+    h("li", {}, h("a", { href: links.server(game) }, `${game} game server`), " ",
+      h("span", { class: "muted" }, "teams, scoreboard, games being played, next start"))));
 }
 
 function tournamentTable(list) {
@@ -103,6 +109,7 @@ async function load() {
     getJSON("/api/info"), getJSON("/api/live"), getJSON("/api/tournaments"), getJSON("/api/replays"),
   ]);
   const sections = [section("Live now", liveList(live), "live")];
+  if (info.servers && info.servers.length) sections.unshift(section("Game server", serverList(info.servers), "servers"));
   if (info.store) sections.push(section("Tournaments", tournamentTable(tournaments), "tournaments"));
   if (info.replays !== "none") sections.push(section("Replays", replayTable(replays), "replays"));
   app.replaceChildren(...sections);

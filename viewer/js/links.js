@@ -30,3 +30,11 @@ export function checkReplay(t, p) {
 export function matchesOfPairing(t, p, opponent) {
   return `/tournament.html?t=${q(t)}&player=${q(p)}&opponent=${q(opponent)}#matches`;
 }
+
+export function server(game) {
+  return `/server.html?game=${q(game)}`;
+}
+
+export function replayOfServerGame(game, id) {
+  return `/replay.html?server=${q(game)}&game=${q(id)}`;
+}

@@ -37,6 +37,9 @@ function nav(source) {
   if (source.tournament) {
     crumbs.push({ text: `tournament ${source.tournament}`, href: `/tournament.html?t=${encodeURIComponent(source.tournament)}` });
     crumbs.push({ text: source.crumb });
+  } else if (source.server) {
+    crumbs.push({ text: `${source.server} server`, href: `/server.html?game=${encodeURIComponent(source.server)}` });
+    crumbs.push({ text: source.label });
   } else {
     crumbs.push({ text: source.label });
   }

@@ -65,6 +65,7 @@ fn session(clients: usize) {
         robot: "greedy".into(),
         quiet: true,
         accounts_file: None,
+        status: None,
     };
     let latencies = Arc::new(Latencies::default());
     arbiter_fdlimit::raise_fd_limit();

@@ -5,6 +5,7 @@
 //! - [`accounts`]: the accounts file (argon2 hashes).
 //! - [`conn`]: one connection, with bounded buffers both ways and capped lines.
 //! - [`seat`]: [`TcpSeat`], a connected client as a seat of the referee.
+//! - [`board`]: the server's status for its viewers, published as it changes.
 //! - [`server`]: logins, the schedule, the after-game blocks ([`serve`]).
 //! - [`order`]: who sits where (test order, the final's live order, parallel tables).
 //! - [`latency`]: turn latency samples.
@@ -14,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod accounts;
+pub mod board;
 pub mod conn;
 pub mod latency;
 pub mod order;
@@ -23,6 +25,7 @@ pub mod throttle;
 pub mod verifier;
 
 pub use accounts::Accounts;
+pub use board::StatusFeed;
 pub use latency::{Latencies, Samples, percentile};
 pub use seat::TcpSeat;
 pub use server::{GameSetup, ServerConfig, Summary, serve, standings};
@@ -80,14 +83,37 @@ pub fn run<G: arbiter_catalog::CatalogGame>(
         {
             config.replays = Some(dir.join("replays"));
         }
+        // The store names each game's replay: absolute, so that a viewer started elsewhere
+        // finds it.
+        config.replays = config
+            .replays
+            .map(|dir| std::path::absolute(&dir).unwrap_or(dir));
         tokio::select! {
             summary = serve::<G>(listener, accounts, store, config, settings, latencies) => summary,
             _ = tokio::signal::ctrl_c() => {
                 let store = arbiter_store::GameServerStore::open(db, G::NAME).await?;
-                Ok(Summary { games: 0, standings: standings(&store.totals().await?) })
+                Ok(Summary {
+                    games: 0,
+                    standings: standings(&store.totals().await?),
+                    interrupted: true,
+                })
             }
         }
     })
+}
+
+/// Waits until the process is interrupted (Ctrl-C): a viewer of a finished session stays up
+/// until then.
+pub fn wait_for_interrupt() -> Result<(), GameServerError> {
+    let io = |source| GameServerError::Io {
+        what: "waiting for Ctrl-C".into(),
+        source,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(io)?;
+    runtime.block_on(tokio::signal::ctrl_c()).map_err(io)
 }
 
 /// The standings kept in `db` for the server of `game`.

@@ -58,6 +58,20 @@ pub fn live_order(entrants: &mut Vec<Entrant>, game: u32) {
     }
 }
 
+/// The rule [`live_order`] (live) or [`ascending_test`] (test) seats live game or test round
+/// `game` by, for people.
+pub fn rule(live: bool, game: u32) -> &'static str {
+    match (live, game / 5) {
+        (false, _) => "ascending test score, ties by earlier login",
+        (true, 0) => "round 1 of the final: ascending test score, ties by earlier login",
+        (true, 1) => "round 2 of the final: descending test score, ties by earlier login",
+        (true, _) => {
+            "round 3 of the final: ascending live then test score, seated n-1, n-3, …, \
+             then the others ascending"
+        }
+    }
+}
+
 /// Splits `n` entrants in seat order into ⌈n/max⌉ tables of near-equal size, consecutive in
 /// that order, larger tables first.
 pub fn split_tables(n: usize, max: usize) -> Vec<Range<usize>> {

@@ -12,7 +12,7 @@ use arbiter_catalog::{
 };
 use arbiter_games::TimeControl;
 use arbiter_referee::MatchConfig;
-use arbiter_store::{GameRecord, GameServerStore, ServerMode, Totals};
+use arbiter_store::{GameRecord, GameServerStore, RunningGame, Seat, ServerMode, Totals};
 use tokio::io::BufReader;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
@@ -20,6 +20,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use crate::accounts::{Accounts, LiveAccounts, valid_team};
+use crate::board::{self, Board, StatusFeed};
 use crate::conn::{self, Conn};
 use crate::latency::{Latencies, TurnClock};
 use crate::order::{self, Entrant};
@@ -50,6 +51,8 @@ pub struct GameSetup {
     pub mode: ServerMode,
     /// Seats, robots included.
     pub players: usize,
+    /// The rule that ordered the teams' seats.
+    pub rule: &'static str,
 }
 
 /// How the game server runs its session.
@@ -80,10 +83,12 @@ pub struct ServerConfig {
     /// The file the accounts were read from: read again when it changes, so teams can be added
     /// while the server runs.
     pub accounts_file: Option<PathBuf>,
+    /// Where the viewer in this process reads the server's status (it is in the store too).
+    pub status: Option<StatusFeed>,
 }
 
 impl ServerConfig {
-    fn mode(&self) -> ServerMode {
+    pub(crate) fn mode(&self) -> ServerMode {
         if self.live {
             ServerMode::Live
         } else {
@@ -99,33 +104,39 @@ pub struct Summary {
     pub games: u32,
     /// Team, test total, live total, ranked (docs/games/labyrinth.md#sessions-on-the-game-server).
     pub standings: Vec<(String, f64, f64)>,
+    /// The process was interrupted (Ctrl-C) before the session was over.
+    pub interrupted: bool,
 }
 
-struct Client {
-    conn: Arc<Conn>,
+pub(crate) struct Client {
+    pub(crate) conn: Arc<Conn>,
     login: u64,
-    playing: bool,
+    pub(crate) playing: bool,
+    /// When it logged in (Unix ms).
+    pub(crate) since: i64,
 }
 
-struct Lobby {
-    clients: HashMap<String, Client>,
-    totals: HashMap<String, Totals>,
+pub(crate) struct Lobby {
+    pub(crate) clients: HashMap<String, Client>,
+    pub(crate) totals: HashMap<String, Totals>,
     logins: u64,
     /// When the next game starts, at the latest, and its level: for NEXTSTART.
-    next_start: Instant,
-    next_level: u32,
+    pub(crate) next_start: Instant,
+    pub(crate) next_level: u32,
     /// No more games: logins are told so.
-    over: bool,
+    pub(crate) over: bool,
 }
 
-struct Shared<G: CatalogGame> {
-    config: ServerConfig,
-    store: GameServerStore,
+pub(crate) struct Shared<G: CatalogGame> {
+    pub(crate) config: ServerConfig,
+    pub(crate) store: GameServerStore,
     /// The game's settings; the session decides the players and the level of each game.
     settings: G::Settings,
     latencies: Arc<Latencies>,
     writers: conn::Writers,
-    lobby: Mutex<Lobby>,
+    pub(crate) lobby: Mutex<Lobby>,
+    /// What the status shows besides the lobby.
+    pub(crate) board: Board,
     wake: Notify,
     /// Password checks, on threads of their own: a crowd of logins never takes the games'.
     verifier: Verifier,
@@ -136,7 +147,7 @@ struct Shared<G: CatalogGame> {
 }
 
 impl<G: CatalogGame> Shared<G> {
-    fn log(&self, text: std::fmt::Arguments<'_>) {
+    pub(crate) fn log(&self, text: std::fmt::Arguments<'_>) {
         if !self.config.quiet {
             eprintln!("server: {text}");
         }
@@ -177,6 +188,7 @@ pub async fn serve<G: CatalogGame>(
     let mode = config.mode();
     let rounds = store.rounds_played(mode).await?;
     let first_level = rounds % 5 + 1;
+    let played = store.games_recorded().await?;
     let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
     let accounts = Arc::new(LiveAccounts::new(accounts, config.accounts_file.clone()));
     let verifier =
@@ -195,6 +207,7 @@ pub async fn serve<G: CatalogGame>(
         }),
         config,
         store,
+        board: Board::new(played),
         settings,
         latencies,
         writers: conn::Writers::default(),
@@ -204,6 +217,7 @@ pub async fn serve<G: CatalogGame>(
         gates: Gates::default(),
     });
     let mut scheduler = tokio::spawn(schedule(shared.clone()));
+    let publisher = AbortOnDrop(tokio::spawn(board::publish_changes(shared.clone())));
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -220,11 +234,26 @@ pub async fn serve<G: CatalogGame>(
             },
             done = &mut scheduler => {
                 let games = done.map_err(|e| crate::GameServerError::Internal(e.to_string()))??;
+                drop(publisher);
+                board::publish(&shared).await;
                 let _ = tokio::time::timeout(FLUSH_AT_END, shared.writers.drained()).await;
                 let lobby = shared.lobby.lock().unwrap();
-                return Ok(Summary { games, standings: standings(&lobby.totals) });
+                return Ok(Summary {
+                    games,
+                    standings: standings(&lobby.totals),
+                    interrupted: false,
+                });
             }
         }
+    }
+}
+
+/// Aborts its task when dropped: the publisher ends with the session, whichever way it ends.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -406,12 +435,14 @@ fn admit<G: CatalogGame>(
             conn,
             login,
             playing: false,
+            since: arbiter_store::now_ms(),
         },
     );
     let idle = lobby.clients.values().filter(|c| !c.playing).count();
     drop(lobby);
     shared.log(format_args!("{team} logged in ({idle} idle)"));
     shared.wake.notify_one();
+    shared.board.changed();
     true
 }
 
@@ -489,6 +520,7 @@ async fn schedule<G: CatalogGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::
         } else {
             order::ascending_test(&mut order);
         }
+        let rule = order::rule(config.live, rounds_done);
         let ranges = order::split_tables(order.len(), config.max_players);
         let last = if config.live {
             rounds_done + 1 >= LIVE_GAMES
@@ -520,6 +552,7 @@ async fn schedule<G: CatalogGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::
                 level,
                 mode,
                 players: seated.len().max(config.min_players),
+                rule,
             };
             next_id += 1;
             games_played += 1;
@@ -537,6 +570,7 @@ async fn schedule<G: CatalogGame>(shared: Arc<Shared<G>>) -> Result<u32, crate::
         if config.live {
             shared.lobby.lock().unwrap().next_start = Instant::now() + config.interval;
         }
+        shared.board.changed();
     }
 }
 
@@ -580,6 +614,21 @@ async fn play_table<G: CatalogGame>(
         .replays
         .as_ref()
         .map(|dir| dir.join(format!("{}-{}.jsonl", G::NAME, setup.id)));
+    shared.board.start(RunningGame {
+        id: setup.id,
+        round,
+        mode: setup.mode,
+        level: setup.level,
+        seats: (0..names.len())
+            .map(|s| Seat {
+                name: names[s].clone(),
+                team: s < humans,
+            })
+            .collect(),
+        rule: setup.rule.to_owned(),
+        replay: replay.as_ref().map(|p| p.display().to_string()),
+        started: arbiter_store::now_ms(),
+    });
     let job = {
         let (shared, setup, names) = (shared.clone(), setup.clone(), names.clone());
         let (conns, replay) = (conns.clone(), replay.clone());
@@ -596,6 +645,7 @@ async fn play_table<G: CatalogGame>(
                 setup.id
             ));
             release(&shared, &conns, false);
+            shared.board.finish(setup.id, false);
             return;
         }
     };
@@ -610,7 +660,8 @@ async fn play_table<G: CatalogGame>(
         reason: reason.to_owned(),
         replay: replay.map(|p| p.display().to_string()),
     };
-    if let Err(e) = shared.store.record_game(&record).await {
+    let recorded = shared.store.record_game(&record).await;
+    if let Err(e) = &recorded {
         shared.log(format_args!("game {}: cannot record it: {e}", setup.id));
     }
     add_points(&shared, &setup, &names[..humans], &points);
@@ -619,6 +670,7 @@ async fn play_table<G: CatalogGame>(
         tell_totals(&shared, &setup, &points, &conns, last);
     }
     release(&shared, &conns, last || G::HOSTING != Hosting::Session);
+    shared.board.finish(setup.id, recorded.is_ok());
 }
 
 /// Plays a game between the connected clients `conns` (the first seats) and robots in the

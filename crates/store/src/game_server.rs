@@ -13,7 +13,8 @@ use crate::database::{Presence, connect};
 use crate::{StoreError, now_ms};
 
 /// Test mode (games every interval) or live mode (the final's fixed games).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ServerMode {
     /// Games every interval, for teams to try their programs.
     Test,
@@ -80,6 +81,32 @@ impl GameServerStore {
             file: db.file,
             game: game.to_owned(),
         })
+    }
+
+    /// The store of `game`'s server on an open pool, to read its games.
+    pub(crate) fn on(pool: AnyPool, game: &str) -> GameServerStore {
+        GameServerStore {
+            pool,
+            file: None,
+            game: game.to_owned(),
+        }
+    }
+
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    pub(crate) fn game(&self) -> &str {
+        &self.game
+    }
+
+    /// How many games were recorded, in every session.
+    pub async fn games_recorded(&self) -> Result<u64, StoreError> {
+        let row = sqlx::query("SELECT COUNT(*) FROM lobby_games WHERE game = $1")
+            .bind(&self.game)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<i64, _>(0)? as u64)
     }
 
     /// The database file, for SQLite: replays go next to it by default.

@@ -9,6 +9,7 @@
 //!
 //! Player programs are stored too, as archives named by their hash ([`StoredProgram`]), so that
 //! workers on other machines run what the tournament plays.
+//! [`GameServers`] reads what running game servers publish of themselves ([`ServerStatus`]).
 //! [`ReplayStore`] keeps match replays in the database (compressed, appended as they are
 //! written), so that they reach viewers on other machines.
 #![warn(missing_docs)]
@@ -20,6 +21,7 @@ mod programs;
 mod queue;
 mod replays;
 mod rows;
+mod server_status;
 mod tournaments;
 
 use std::io;
@@ -33,6 +35,9 @@ pub use replays::{Chunk, MAX_CHUNK, ReplayKey, ReplayStore, StoredReplay};
 pub use rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,
     StoredResult, Tournament,
+};
+pub use server_status::{
+    GameServers, NextStart, RunningGame, Score, Seat, ServerStatus, TeamState, TeamStatus,
 };
 pub use tournaments::{Backend, TournamentStore};
 

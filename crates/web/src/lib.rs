@@ -17,6 +17,7 @@ mod extract;
 mod live;
 mod record;
 pub mod replays;
+mod servers;
 mod stored;
 mod tail;
 mod tournaments;
@@ -25,7 +26,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use arbiter_store::{Presence, ReplayStore, StoreError, TournamentStore};
+use arbiter_store::{GameServers, Presence, ReplayStore, StoreError, TournamentStore};
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -40,6 +41,7 @@ use error::AppResult;
 use extract::{ApiPath, ApiQuery};
 use replays::ReplayFiles;
 pub use replays::{Loaded, ReplaySource, load};
+pub use servers::{ServerView, StatusWatch};
 use stored::ReplayAt;
 use tournaments::MatchFilter;
 
@@ -79,6 +81,8 @@ struct Inner {
     store: Option<TournamentStore>,
     /// The tournaments' replays kept in the store, read where a match has one.
     stored: Option<ReplayStore>,
+    /// The game servers of the store.
+    servers: Option<ServerView>,
 }
 
 impl AppState {
@@ -108,11 +112,31 @@ impl AppState {
         stored: Option<ReplayStore>,
         cap: u64,
     ) -> AppState {
+        AppState::with_game_servers(replays, store, stored, None, cap)
+    }
+
+    /// As [`AppState::with_stored_replays`], showing the game servers of `servers` too (the
+    /// same database as `store`).
+    pub fn with_game_servers(
+        replays: ReplaySource,
+        store: Option<TournamentStore>,
+        stored: Option<ReplayStore>,
+        servers: Option<ServerView>,
+        cap: u64,
+    ) -> AppState {
         AppState(Arc::new(Inner {
             replays: ReplayFiles::new(replays, cap),
             store,
             stored,
+            servers,
         }))
+    }
+
+    /// The game servers, or why there are none.
+    fn servers(&self) -> AppResult<&ServerView> {
+        self.0.servers.as_ref().ok_or_else(|| {
+            AppError::NotFound("this server shows no game server (start it with --db)".to_owned())
+        })
     }
 
     /// The most text read from one replay file.
@@ -160,6 +184,16 @@ pub fn app(state: AppState) -> Router {
             get(match_replay_stream),
         )
         .route("/tournaments/{t}/ratings", get(ratings))
+        .route("/servers", get(server_list))
+        .route("/servers/{game}", get(server_status))
+        .route("/servers/{game}/events", get(server_events))
+        .route("/servers/{game}/games", get(server_games))
+        .route("/servers/{game}/games/{id}", get(server_game))
+        .route("/servers/{game}/games/{id}/replay", get(server_replay))
+        .route(
+            "/servers/{game}/games/{id}/replay/stream",
+            get(server_replay_stream),
+        )
         .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
     Router::new()
         .nest("/api", api)
@@ -191,6 +225,16 @@ impl Server {
     pub fn open_store(&self, target: &str) -> Result<TournamentStore, StoreError> {
         self.runtime
             .block_on(TournamentStore::open(target, Presence::ReadOnly))
+    }
+
+    /// Opens the game servers of the store at `target` on this runtime: to read (it must be
+    /// there), or, for the viewer of a server starting in this process, creating it.
+    pub fn open_game_servers(
+        &self,
+        target: &str,
+        presence: Presence,
+    ) -> Result<GameServers, StoreError> {
+        self.runtime.block_on(GameServers::open(target, presence))
     }
 
     /// Opens the replays kept in the store at `target` (as [`ReplayStore::open`]) on this
@@ -231,18 +275,23 @@ impl Server {
     }
 }
 
-async fn info(State(state): State<AppState>) -> Json<Value> {
+async fn info(State(state): State<AppState>) -> AppResult<Json<Value>> {
     let replays = match state.0.replays.source() {
         ReplaySource::Dir(_) => "dir",
         ReplaySource::File(_) => "file",
         ReplaySource::None => "none",
     };
-    Json(json!({
+    let servers = match &state.0.servers {
+        Some(view) => view.games().await?,
+        None => Vec::new(),
+    };
+    Ok(Json(json!({
         "store": state.0.store.is_some(),
         "replays": replays,
+        "servers": servers,
         "version": env!("CARGO_PKG_VERSION"),
         "games": games(),
-    }))
+    })))
 }
 
 /// The games of the catalog, with the viewer renderer of each.
@@ -438,4 +487,61 @@ async fn ratings(
     ApiPath(t): ApiPath<i64>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(tournaments::ratings(state.store()?, t).await?))
+}
+
+async fn server_list(State(state): State<AppState>) -> AppResult<Json<Value>> {
+    match &state.0.servers {
+        Some(view) => Ok(Json(servers::list(view).await?)),
+        None => Ok(Json(json!([]))),
+    }
+}
+
+async fn server_status(
+    State(state): State<AppState>,
+    ApiPath(game): ApiPath<String>,
+) -> AppResult<Json<arbiter_store::ServerStatus>> {
+    Ok(Json(state.servers()?.status(&game).await?))
+}
+
+async fn server_events(
+    State(state): State<AppState>,
+    ApiPath(game): ApiPath<String>,
+) -> AppResult<Response> {
+    let view = state.servers()?.clone();
+    // An unknown game is a 404 here, not an event stream that fails.
+    view.status(&game).await?;
+    Ok(servers::events(view, game).into_response())
+}
+
+async fn server_games(
+    State(state): State<AppState>,
+    ApiPath(game): ApiPath<String>,
+) -> AppResult<Json<Value>> {
+    Ok(Json(servers::finished(state.servers()?, &game).await?))
+}
+
+async fn server_game(
+    State(state): State<AppState>,
+    ApiPath((game, id)): ApiPath<(String, i64)>,
+) -> AppResult<Json<Value>> {
+    Ok(Json(servers::one(state.servers()?, &game, id).await?))
+}
+
+async fn server_replay(
+    State(state): State<AppState>,
+    ApiPath((game, id)): ApiPath<(String, i64)>,
+) -> AppResult<Response> {
+    let path = servers::replay(state.servers()?, &game, id).await?;
+    replay_response(state, ReplayAt::File(path)).await
+}
+
+async fn server_replay_stream(
+    State(state): State<AppState>,
+    ApiPath((game, id)): ApiPath<(String, i64)>,
+    ApiQuery(query): ApiQuery<ReplayQuery>,
+    headers: HeaderMap,
+) -> AppResult<Response> {
+    let path = servers::replay(state.servers()?, &game, id).await?;
+    let from = resume_from(&headers, query.from);
+    Ok(live::follow(ReplayAt::File(path), None, from, state.cap()).into_response())
 }

@@ -873,3 +873,182 @@ fn a_tournament_whose_runner_is_gone_says_so_and_how_to_resume() {
         assert_eq!(live, json!([]), "a match no worker plays is not live");
     });
 }
+
+/// A game server's store: game 1 finished (with its replay), game 2 running, its status
+/// published; the state of a viewer reading it as another process would.
+async fn game_server_store(name: &str) -> AppState {
+    use arbiter_store::{
+        GameRecord, GameServerStore, GameServers, NextStart, Presence, RunningGame, Score, Seat,
+        ServerMode, ServerStatus, TeamState, TeamStatus,
+    };
+    let dir = temp_dir(name);
+    let db = dir.join("server.db");
+    let db = db.to_str().unwrap();
+    let replay = dir.join("labyrinth-1.jsonl");
+    write_replay(&replay, &records());
+    {
+        let store = GameServerStore::open(db, "labyrinth").await.unwrap();
+        let record = GameRecord {
+            id: 1,
+            round: 1,
+            mode: ServerMode::Test,
+            level: 1,
+            seats: vec!["ann".into(), "robot_1".into()],
+            teams: vec![true, false],
+            points: vec![3.0, 1.0],
+            reason: "all treasures found".into(),
+            replay: Some(replay.display().to_string()),
+        };
+        store.record_game(&record).await.unwrap();
+        let running = RunningGame {
+            id: 2,
+            round: 2,
+            mode: ServerMode::Test,
+            level: 2,
+            seats: vec![
+                Seat {
+                    name: "ann".into(),
+                    team: true,
+                },
+                Seat {
+                    name: "robot_1".into(),
+                    team: false,
+                },
+            ],
+            rule: "ascending test score, ties by earlier login".into(),
+            replay: None,
+            started: 5,
+        };
+        let status = ServerStatus {
+            game: "labyrinth".into(),
+            mode: ServerMode::Test,
+            over: false,
+            started: 1,
+            played: 1,
+            teams: vec![TeamStatus {
+                team: "ann".into(),
+                state: TeamState::Playing,
+                since: Some(2),
+            }],
+            scoreboard: vec![Score {
+                rank: 1,
+                team: "ann".into(),
+                test: 3.0,
+                live: 0.0,
+            }],
+            running: vec![running],
+            next: Some(NextStart {
+                at: 9,
+                level: 3,
+                mode: ServerMode::Test,
+            }),
+        };
+        store.publish(&status).await.unwrap();
+    }
+    let servers = GameServers::open(db, Presence::ReadOnly).await.unwrap();
+    AppState::with_game_servers(
+        ReplaySource::None,
+        None,
+        None,
+        Some(arbiter_web::ServerView::new(servers, None)),
+        1 << 30,
+    )
+}
+
+#[test]
+fn a_game_server_is_shown_with_its_games_by_id() {
+    runtime().block_on(async {
+        let state = game_server_store("game-server").await;
+        let (status, info) = get(&state, "/api/info").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(info["servers"], json!(["labyrinth"]));
+        let (_, list) = get(&state, "/api/servers").await;
+        assert_eq!(
+            list,
+            json!([{"game": "labyrinth", "mode": "test", "over": false,
+            "played": 1, "running": 1, "teams": 1}])
+        );
+        let (status, server) = get(&state, "/api/servers/labyrinth").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(
+            server["scoreboard"][0],
+            json!({"rank": 1, "team": "ann", "test": 3.0, "live": 0.0})
+        );
+        assert_eq!(server["teams"][0]["state"], "playing");
+        assert_eq!(server["next"], json!({"at": 9, "level": 3, "mode": "test"}));
+        let (_, games) = get(&state, "/api/servers/labyrinth/games").await;
+        assert_eq!(games[0]["id"], 1);
+        assert_eq!(
+            games[0]["seats"][0],
+            json!({"name": "ann", "team": true, "points": 3.0})
+        );
+        assert_eq!(games[0]["replay"], true);
+        let (_, running) = get(&state, "/api/servers/labyrinth/games/2").await;
+        assert_eq!(running["state"], "running");
+        assert_eq!(
+            running["rule"],
+            "ascending test score, ties by earlier login"
+        );
+        let (status, replay) = get(&state, "/api/servers/labyrinth/games/1/replay").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(replay["header"]["game"], "quoridor");
+        let (status, body) = get(&state, "/api/servers/labyrinth/games/2/replay").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert!(
+            body["error"].as_str().unwrap().contains("wrote none"),
+            "{body}"
+        );
+    });
+}
+
+#[test]
+fn an_unknown_game_server_or_game_is_a_404_saying_which() {
+    runtime().block_on(async {
+        let state = game_server_store("game-server-404").await;
+        for (uri, message) in [
+            (
+                "/api/servers/labyrinth/games/99",
+                "the labyrinth server has no game 99",
+            ),
+            ("/api/servers/chess", "there is no game server of \"chess\""),
+            (
+                "/api/servers/chess/events",
+                "there is no game server of \"chess\"",
+            ),
+        ] {
+            let (status, body) = get(&state, uri).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{uri}: {body}");
+            assert!(
+                body["error"].as_str().unwrap().contains(message),
+                "{uri}: {body}"
+            );
+            assert_eq!(body["kind"], "not_found");
+        }
+        let (status, body) = get(&state, "/api/servers/labyrinth/games/first").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    });
+}
+
+#[test]
+fn the_events_of_a_game_server_start_with_its_status() {
+    runtime().block_on(async {
+        let state = game_server_store("game-server-events").await;
+        let response = app(state.clone())
+            .oneshot(
+                Request::get("/api/servers/labyrinth/events")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let mut body = response.into_body();
+        let frame = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        let text = String::from_utf8(frame.to_vec()).unwrap();
+        assert!(text.starts_with("event: status\ndata: {"), "{text}");
+        assert!(
+            text.contains(r#""scoreboard":[{"rank":1,"team":"ann","test":3.0"#),
+            "{text}"
+        );
+    });
+}

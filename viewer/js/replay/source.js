@@ -1,5 +1,6 @@
-// Where the replay comes from: embedded in an exported page, a file the server names by id, or
-// a tournament match; and, for one still being played, the live stream of its new lines.
+// Where the replay comes from: embedded in an exported page, a file the server names by id, a
+// tournament match or a game of a game server; and, for one still being played, the live stream
+// of its new lines.
 
 import { getJSON, enc } from "../api.js";
 
@@ -41,6 +42,17 @@ export function replaySource(query) {
       tournament: t,
       match: m,
       crumb: `match ${m}`,
+      load: () => getJSON(base),
+      streamUrl: (from) => `${base}/stream?from=${from}`,
+    };
+  }
+  const server = query.get("server");
+  const game = query.get("game");
+  if (server && game) {
+    const base = `/api/servers/${enc(server)}/games/${enc(game)}/replay`;
+    return {
+      label: `game ${game}`,
+      server,
       load: () => getJSON(base),
       streamUrl: (from) => `${base}/stream?from=${from}`,
     };
