@@ -262,9 +262,16 @@ fn the_example_session_of_the_spec_byte_for_byte() {
     assert!(out.contains("1 games played"), "{out}");
     let log = std::fs::read_to_string(dir.join("server.log")).unwrap();
     assert!(!log.contains("secret") && !log.contains("hunter2"), "{log}");
-    let replay = std::fs::read_to_string(dir.join("replays/labyrinth-1.jsonl")).unwrap();
-    assert!(!replay.contains("secret") && !replay.contains("hunter2"));
-    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl")).unwrap();
+    // Written gzipped, so read through the decoder.
+    let mut replay = String::new();
+    let file = std::fs::File::open(dir.join("replays/labyrinth-1.jsonl.gz")).unwrap();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut replay).unwrap();
+    assert!(
+        replay.contains("\"type\":\"header\"")
+            && !replay.contains("secret")
+            && !replay.contains("hunter2")
+    );
+    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl.gz")).unwrap();
     let kinds: Vec<_> = replay.header.players.iter().map(|p| p.kind).collect();
     assert_eq!(kinds, [arbiter_replay::PlayerKind::Tcp; 2]);
 }
@@ -1080,7 +1087,8 @@ fn bot_plays_a_match_over_tcp(game: &str, bot: &str) {
         .args(["--team", "b", "--password", "pw"]));
     let out = server.finish();
     assert!(out.contains("1 games played"), "{out}");
-    let replay = arbiter_replay::read_replay(dir.join(format!("replays/{game}-1.jsonl"))).unwrap();
+    let replay =
+        arbiter_replay::read_replay(dir.join(format!("replays/{game}-1.jsonl.gz"))).unwrap();
     let players = &replay.header.players;
     assert_eq!(
         (players[0].name.as_str(), players[0].kind),
@@ -1142,7 +1150,7 @@ fn a_client_that_disconnects_mid_game_leaves_its_princess_and_its_turns_are_void
     erin.join().unwrap();
     server.finish();
 
-    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl")).unwrap();
+    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl.gz")).unwrap();
     let result = replay.result.as_ref().expect("the match ended");
     assert_ne!(result.reason, "abandoned", "erin is still connected");
     assert!(result.bots[0].crashed && !result.bots[1].crashed);
@@ -1182,7 +1190,7 @@ fn a_game_whose_last_client_disconnects_ends_at_once() {
     drop(frank);
     server.finish();
 
-    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl")).unwrap();
+    let replay = arbiter_replay::read_replay(dir.join("replays/labyrinth-1.jsonl.gz")).unwrap();
     let result = replay.result.expect("the match ended");
     assert_eq!(result.reason, "abandoned");
     assert!(result.ticks < 4, "ended after {} turns", result.ticks);

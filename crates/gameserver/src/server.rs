@@ -613,7 +613,7 @@ async fn play_table<G: CatalogGame>(
         .config
         .replays
         .as_ref()
-        .map(|dir| dir.join(format!("{}-{}.jsonl", G::NAME, setup.id)));
+        .map(|dir| dir.join(format!("{}-{}.jsonl.gz", G::NAME, setup.id)));
     shared.board.start(RunningGame {
         id: setup.id,
         round,
