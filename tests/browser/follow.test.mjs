@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { arbiter, browser, replayPageSteps, screenshot, serve, tempDir } from "./lib/harness.mjs";
 import { makeReplays } from "./lib/fixtures.mjs";
 
 let fixtures;
@@ -34,18 +34,7 @@ after(async () => {
   assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
 });
 
-async function open(query) {
-  await page.goto(`${server.origin}/replay.html?${query}`);
-  await page.waitForSelector("#now .tick-no, .problem");
-}
-
-/** Waits until the tick line matches: the page draws on the next animation frame. */
-async function expectNow(pattern) {
-  await page.waitForFunction((source) => new RegExp(source).test(document.querySelector("#now").textContent),
-    pattern.source, { timeout: 5000 }).catch(async () => assert.match(await page.textContent("#now"), pattern));
-}
-
-const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+const { open, settle, expectNow } = replayPageSteps(() => page, () => server.origin);
 
 test("between its turns the chosen bot's latest turn and drawings stay in view", async () => {
   // The crashing bot (seat 0) plays the odd ticks; its opponent the even ones.

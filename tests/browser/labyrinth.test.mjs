@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { arbiter, browser, repo, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { arbiter, browser, replayPageSteps, repo, screenshot, serve, tempDir } from "./lib/harness.mjs";
 
 const A = [12, 10, 14, 4, 5, 15, 5, 5, 9, 10, 11, 1];
 
@@ -123,16 +123,7 @@ after(async () => {
   assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
 });
 
-async function open(query) {
-  await page.goto(`${server.origin}/replay.html?${query}`);
-  await page.waitForSelector("#now .tick-no, .problem");
-}
-
-async function expectNow(pattern) {
-  await page.waitForFunction((source) => new RegExp(source).test(document.querySelector("#now").textContent),
-    pattern.source, { timeout: 5000 }).catch(() => {});
-  assert.match(await page.textContent("#now"), pattern);
-}
+const { open, expectNow } = replayPageSteps(() => page, () => server.origin);
 
 const count = (selector) => page.locator(selector).count();
 const panel = (seat, column) => page.textContent(`.lab-panel tr.seat[data-seat="${seat}"] .${column}`);

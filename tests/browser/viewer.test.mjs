@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { arbiter, browser, replayPageSteps, screenshot, serve, tempDir } from "./lib/harness.mjs";
 import { makeReplays } from "./lib/fixtures.mjs";
 
 let fixtures;
@@ -26,25 +26,8 @@ after(async () => {
   assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
 });
 
-async function open(query) {
-  await page.goto(`${server.origin}/replay.html?${query}`);
-  await page.waitForSelector("#now .tick-no, .problem");
-}
-
+const { open, settle, expectNow } = replayPageSteps(() => page, () => server.origin);
 const nowText = () => page.textContent("#now");
-
-/** Waits for the frame that draws what the last action changed. */
-const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-
-/** Waits until the tick line matches: the page draws on the next animation frame. */
-async function expectNow(pattern) {
-  try {
-    await page.waitForFunction((source) => new RegExp(source).test(document.querySelector("#now").textContent),
-      pattern.source, { timeout: 5000 });
-  } catch (e) {
-    assert.match(await nowText(), pattern);
-  }
-}
 
 test("a replay opens at its start and steps with the buttons and the keyboard", async () => {
   await open("id=crash.jsonl");

@@ -1,6 +1,7 @@
 // What every browser test file needs: the arbiter binary, replays and a tournament made with
 // it, an `arbiter serve` on a free port, and headless Chromium from Debian's package.
 
+import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -77,4 +78,25 @@ export async function browser() {
 export async function screenshot(page, name) {
   fs.mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+}
+
+/**
+ * The replay page's steps for a test file, on `page()` and the server `origin()` its `before`
+ * hook sets up: open a replay, wait for a drawn frame, wait for the tick line to match.
+ */
+export function replayPageSteps(page, origin) {
+  return {
+    async open(query) {
+      await page().goto(`${origin()}/replay.html?${query}`);
+      await page().waitForSelector("#now .tick-no, .problem");
+    },
+    /** Waits for the frame that draws what the last action changed. */
+    settle: () => page().evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))),
+    /** Waits until the tick line matches: the page draws on the next animation frame. */
+    async expectNow(pattern) {
+      await page().waitForFunction((source) => new RegExp(source).test(document.querySelector("#now").textContent),
+        pattern.source, { timeout: 5000 }).catch(() => {});
+      assert.match(await page().textContent("#now"), pattern);
+    },
+  };
 }

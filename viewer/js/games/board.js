@@ -205,3 +205,14 @@ export function drawWallRect(rect, color, { fresh = false, title = "" } = {}) {
   );
   return group;
 }
+
+/** The chart of a match of pawns racing to their goals: each player's distance to its goal. */
+export function distanceMeasure(replay) {
+  return {
+    name: "distance to goal",
+    value(index, player) {
+      const state = (replay.ticks[index] && replay.ticks[index].state) || {};
+      return state.distances ? state.distances[player] : null;
+    },
+  };
+}

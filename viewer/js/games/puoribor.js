@@ -11,6 +11,7 @@ import { turnFrom } from "../replay/motion.js";
 import {
   GrooveGeometry,
   drawGrid,
+  distanceMeasure,
   drawPawns,
   drawWallRect,
   goalStrip,
@@ -105,16 +106,7 @@ export function create(replay) {
     return parts.join(" · ");
   }
 
-  /** The chart of the match: each player's distance to its goal. */
-  const measure = {
-    name: "distance to goal",
-    value(index, player) {
-      const state = (replay.ticks[index] && replay.ticks[index].state) || {};
-      return state.distances ? state.distances[player] : null;
-    },
-  };
-
-  return { element: svg, overlay, geometry: geom, draw, stats, measure };
+  return { element: svg, overlay, geometry: geom, draw, stats, measure: distanceMeasure(replay) };
 }
 
 export function describeAction(action) {
