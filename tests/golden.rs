@@ -130,11 +130,23 @@ fn blank_string(line: &str, key: &str) -> String {
     out
 }
 
+/// A replay file's text, through gzip for a `.gz` file (the game server writes those).
+fn read_text(path: &Path) -> std::io::Result<String> {
+    let file = std::fs::File::open(path)?;
+    let mut text = String::new();
+    if path.extension().is_some_and(|e| e == "gz") {
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text)?;
+    } else {
+        std::io::Read::read_to_string(&mut std::io::BufReader::new(file), &mut text)?;
+    }
+    Ok(text)
+}
+
 /// A replay file, stripped (see [`strip`]), one record per line, followed by a line
 /// `{"type":"golden_logs","logs":[…]}`: for each seat, everything it wrote to stderr during
 /// the match, in order.
 fn stripped(path: &Path) -> String {
-    let text = std::fs::read_to_string(path)
+    let text = read_text(path)
         .unwrap_or_else(|e| panic!("cannot read the replay {}: {e}", path.display()));
     let mut out = String::new();
     let mut logs: Vec<String> = Vec::new();
@@ -296,7 +308,7 @@ fn serve(name: &str, game: &str, server_args: &[&str], clients: &[Client]) {
         status.success(),
         "the server failed: {status}\n{server_log}"
     );
-    check(name, &dir.join(format!("replays/{game}-1.jsonl")));
+    check(name, &dir.join(format!("replays/{game}-1.jsonl.gz")));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
