@@ -63,7 +63,8 @@ pub struct ServerCommon {
     /// The robot in empty seats (default: greedy where the game has one).
     #[arg(long)]
     robot: Option<String>,
-    /// Where replays are written (default: replays/ next to the database file).
+    /// Where replays are written (default: replays/ next to a SQLite file; for PostgreSQL, which
+    /// keeps them too, this machine's cache).
     #[arg(long)]
     replays: Option<PathBuf>,
     /// Serve the viewer on this address too (port 0: any free port, printed on stderr): the
@@ -279,10 +280,17 @@ fn serve<G: CatalogGame>(args: &ServerCommon, settings: G::Settings) -> Result<(
     Ok(())
 }
 
-/// Where the replays go: --replays, else `replays/` next to a SQLite database.
+/// Where the replays go: --replays, else `replays/` next to a SQLite database, else for a
+/// PostgreSQL database (which keeps them too, for viewers elsewhere) this machine's cache.
 fn replays_dir(args: &ServerCommon) -> Option<PathBuf> {
-    if args.replays.is_some() || args.db.contains("://") || args.db.starts_with("sqlite:") {
+    if args.replays.is_some() {
         return args.replays.clone();
+    }
+    if arbiter_store::blocking::is_postgres(&args.db) {
+        return Some(arbiter_tournament::replays_cache(&args.db).join("servers"));
+    }
+    if args.db.starts_with("sqlite:") {
+        return None;
     }
     let db = std::path::absolute(&args.db).ok()?;
     Some(db.parent()?.join("replays"))

@@ -3,6 +3,7 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use arbiter_games::labyrinth::{
     Labyrinth, LabyrinthClient, Push, class_of, push_tiles, pushed_cell, reach,
 };
 use arbiter_games::{ClientEvent, Game, Wire, WireClient};
+use arbiter_pgtest::Cluster;
 use arbiter_robots::Robots;
 use common::{arbiter, root, run, temp_dir};
 
@@ -48,6 +50,10 @@ impl Server {
     }
 
     fn start_on(dir: &Path, game: &str, on: &[&str], args: &[&str]) -> Server {
+        Server::start_on_store(dir, game, on, dir.join("server.db").as_os_str(), args)
+    }
+
+    fn start_on_store(dir: &Path, game: &str, on: &[&str], db: &OsStr, args: &[&str]) -> Server {
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
         let mut child = arbiter()
             .args(["server", game])
@@ -55,7 +61,7 @@ impl Server {
             .arg("--accounts")
             .arg(dir.join("teams.toml"))
             .arg("--db")
-            .arg(dir.join("server.db"))
+            .arg(db)
             .args(args)
             .stdout(Stdio::piped())
             .stderr(log)
@@ -1545,4 +1551,95 @@ fn another_process_shows_the_game_server_from_its_store() {
         json_body(&body)["servers"],
         serde_json::json!(["labyrinth"])
     );
+}
+
+/// A game server on PostgreSQL keeps each game's replay in the store, so that a viewer on
+/// another machine (here: one the replay files are gone from) shows it; and every team of the
+/// accounts file is listed, the one that never logged in too.
+#[test]
+fn a_game_server_on_postgresql_keeps_its_replays_in_the_store() {
+    let dir = temp_dir("pg-shown");
+    let cluster = Cluster::start().unwrap();
+    let db = cluster.database("game_server");
+    add_teams(&dir, &[("erin", "pw"), ("fred", "pw"), ("gina", "pw")]);
+    let files = dir.join("replays");
+    let on = ["--port", "0", "--host", "127.0.0.1"];
+    let session = [
+        "--interval",
+        "3600",
+        "--games",
+        "2",
+        "--start-when-idle",
+        "2",
+    ];
+    let args: Vec<&str> = session
+        .into_iter()
+        .chain(["--replays", files.to_str().unwrap()])
+        .collect();
+    let server = Server::start_on_store(&dir, "labyrinth", &on, db.as_ref(), &args);
+    let players: Vec<_> = [("erin", server.connect()), ("fred", server.connect())]
+        .into_iter()
+        .map(|(team, stream)| std::thread::spawn(move || checked_player(stream, team, "pw")))
+        .collect();
+    for player in players {
+        player.join().unwrap();
+    }
+    server.finish();
+
+    let web = common::web::WebServer::start(&["--db".as_ref(), db.as_ref()]);
+    let from_files: Vec<serde_json::Value> = (1..=2).map(|id| server_replay(&web, id)).collect();
+    std::fs::remove_dir_all(&files).unwrap();
+    for (id, from_file) in (1..=2).zip(&from_files) {
+        // Compared whole, but not printed: a replay is long.
+        assert!(
+            &server_replay(&web, id) == from_file,
+            "game {id}: not the same replay"
+        );
+    }
+    let (code, body) = web.get("/api/servers/labyrinth/games/1/replay/stream");
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.contains("event: end"),
+        "the stored replay is complete: {body:.300}"
+    );
+
+    let (code, body) = web.get("/api/servers/labyrinth");
+    assert_eq!(code, 200, "{body}");
+    let status = json_body(&body);
+    let teams: Vec<(&str, bool)> = status["teams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["team"].as_str().unwrap(), t["since"].is_null()))
+        .collect();
+    assert_eq!(
+        teams,
+        [("erin", false), ("fred", false), ("gina", true)],
+        "gina never logged in: {status}"
+    );
+}
+
+/// The replay of game `id` of the Labyrinth server, as the viewer's API answers it.
+fn server_replay(web: &common::web::WebServer, id: u32) -> serde_json::Value {
+    let (code, body) = web.get(&format!("/api/servers/labyrinth/games/{id}/replay"));
+    assert_eq!(code, 200, "game {id}: {body:.300}");
+    let replay: serde_json::Value = serde_json::from_str(&unchunked(&body)).unwrap();
+    assert_eq!(replay["header"]["game"], "labyrinth");
+    assert_eq!(replay["complete"], true);
+    replay
+}
+
+/// A body sent in chunks (`SIZE\r\nBYTES\r\n`…, ending with size 0), put back together.
+fn unchunked(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    loop {
+        let (size, after) = rest.split_once("\r\n").expect("a chunk size line");
+        let size = usize::from_str_radix(size.trim(), 16).expect("a hexadecimal chunk size");
+        if size == 0 {
+            return out;
+        }
+        out.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
 }

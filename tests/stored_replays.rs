@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use arbiter_replay::{Record, ReplayReader, ReplayWriter};
 use arbiter_store::blocking::{ReplayStore, Store};
+use arbiter_store::upload::{ReplayUpload, upload_file};
 use arbiter_store::{
-    Format, NewMatch, Presence, ReplayKey, Scope, StoredResult, Tournament, now_ms,
+    Format, MatchReplay, NewMatch, Presence, ReplayKey, Scope, StoredResult, Tournament, now_ms,
 };
-use arbiter_tournament::upload::{ReplayUpload, upload_file};
 use common::web::WebServer;
 use serde_json::{Value, json};
 
@@ -128,12 +128,14 @@ fn a_finished_and_a_live_match_are_served_from_the_store_alone() {
     let mut writer = ReplayWriter::create(&finished).unwrap();
     write(&mut writer, &records);
     writer.finish().unwrap();
-    let key = |match_id| ReplayKey {
-        tournament: t,
-        match_id,
-        claim: 1,
+    let key = |match_id| {
+        ReplayKey::from(MatchReplay {
+            tournament: t,
+            match_id,
+            claim: 1,
+        })
     };
-    upload_file(&replays, key(1), &finished).unwrap();
+    upload_file(&replays, &key(1), &finished).unwrap();
     let result = StoredResult {
         scores: vec![1.0, 0.0],
         placement: vec![1, 2],
@@ -155,7 +157,7 @@ fn a_finished_and_a_live_match_are_served_from_the_store_alone() {
     let mut writer = ReplayWriter::create(&live).unwrap();
     let half = records.len() / 2;
     write(&mut writer, &records[..half]);
-    while replays.replay(key(2)).unwrap().is_none_or(|r| r.size == 0) {
+    while replays.replay(&key(2)).unwrap().is_none_or(|r| r.size == 0) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 

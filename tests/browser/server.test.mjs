@@ -91,6 +91,9 @@ test("the server's page follows a session live to its end and ranks as --standin
   await page.waitForSelector("#countdown");
   assert.match(await page.textContent("#mode"), /TEST/);
   assert.match(await page.textContent("#next"), /level 1 · test/);
+  // The teams of the accounts file are listed before they log in.
+  await page.waitForFunction(() => document.querySelectorAll("#team-list tbody tr").length === 2);
+  assert.match(await page.textContent("#team-list"), /alpha.*not seen.*bravo.*not seen/s);
   connectBot("alpha");
   connectBot("bravo");
   await page.waitForFunction(() => document.querySelectorAll("#team-list tbody tr").length === 2);

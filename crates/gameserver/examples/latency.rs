@@ -92,6 +92,7 @@ fn session(clients: usize) {
             listener,
             accounts,
             store,
+            None,
             config,
             Default::default(),
             latencies.clone(),

@@ -11,6 +11,7 @@ use arbiter_catalog::CatalogGame;
 use arbiter_store::{NextStart, RunningGame, Score, ServerStatus, TeamState, TeamStatus, now_ms};
 use tokio::sync::{Notify, watch};
 
+use crate::accounts::Accounts;
 use crate::server::{Shared, standings};
 
 /// Where the viewer in the server's own process reads the status: `None` until the first.
@@ -96,9 +97,15 @@ pub(crate) async fn publish_changes<G: CatalogGame>(shared: Arc<Shared<G>>) {
 
 /// Publishes the status if it differs from the last one published.
 pub(crate) async fn publish<G: CatalogGame>(shared: &Shared<G>) {
+    // Reading the accounts may read their file, so not on an async thread.
+    let accounts = shared.accounts.clone();
+    let registered = match tokio::task::spawn_blocking(move || accounts.current()).await {
+        Ok((accounts, _)) => accounts,
+        Err(_) => return,
+    };
     let status = {
         let mut memory = shared.board.memory.lock().unwrap();
-        let status = snapshot(shared, &mut memory);
+        let status = snapshot(shared, &mut memory, &registered);
         if memory.last.as_ref() == Some(&status) {
             return;
         }
@@ -115,7 +122,12 @@ pub(crate) async fn publish<G: CatalogGame>(shared: &Shared<G>) {
     }
 }
 
-fn snapshot<G: CatalogGame>(shared: &Shared<G>, memory: &mut Memory) -> ServerStatus {
+/// The status now; `registered` are the teams that may log in, listed even if they never did.
+fn snapshot<G: CatalogGame>(
+    shared: &Shared<G>,
+    memory: &mut Memory,
+    registered: &Accounts,
+) -> ServerStatus {
     let now = now_ms();
     let lobby = shared.lobby.lock().unwrap();
     let mut teams: BTreeMap<String, TeamStatus> = BTreeMap::new();
@@ -140,9 +152,10 @@ fn snapshot<G: CatalogGame>(shared: &Shared<G>, memory: &mut Memory) -> ServerSt
             );
         }
     }
-    for team in lobby.totals.keys() {
+    let known = lobby.totals.keys().map(String::as_str);
+    for team in known.chain(registered.teams()) {
         teams
-            .entry(team.clone())
+            .entry(team.to_owned())
             .or_insert_with(|| team_status(team, TeamState::Disconnected, None));
     }
     let scoreboard = standings(&lobby.totals)

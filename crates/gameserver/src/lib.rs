@@ -67,11 +67,22 @@ pub fn run<G: arbiter_catalog::CatalogGame>(
         let what = what.to_owned();
         move |source| GameServerError::Io { what, source }
     };
+    // With PostgreSQL, viewers on other machines read the replays from the store. Opened
+    // before the server's runtime: its calls block, on a runtime of its own.
+    let uploads = if arbiter_store::blocking::is_postgres(db) {
+        let presence = arbiter_store::Presence::MayCreate;
+        let replays = arbiter_store::blocking::ReplayStore::open(db, presence)?;
+        Some(std::sync::Arc::new(replays))
+    } else {
+        None
+    };
+    // Its runtime may not be dropped on the server's: held here until that one is gone.
+    let keep_uploads = uploads.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(io("starting the runtime"))?;
-    runtime.block_on(async {
+    let summary = runtime.block_on(async {
         listener
             .set_nonblocking(true)
             .map_err(io("setting up the listener"))?;
@@ -89,7 +100,7 @@ pub fn run<G: arbiter_catalog::CatalogGame>(
             .replays
             .map(|dir| std::path::absolute(&dir).unwrap_or(dir));
         tokio::select! {
-            summary = serve::<G>(listener, accounts, store, config, settings, latencies) => summary,
+            summary = serve::<G>(listener, accounts, store, uploads, config, settings, latencies) => summary,
             _ = tokio::signal::ctrl_c() => {
                 let store = arbiter_store::GameServerStore::open(db, G::NAME).await?;
                 Ok(Summary {
@@ -99,7 +110,10 @@ pub fn run<G: arbiter_catalog::CatalogGame>(
                 })
             }
         }
-    })
+    });
+    drop(runtime);
+    drop(keep_uploads);
+    summary
 }
 
 /// Waits until the process is interrupted (Ctrl-C): a viewer of a finished session stays up

@@ -12,7 +12,11 @@ use arbiter_catalog::{
 };
 use arbiter_games::TimeControl;
 use arbiter_referee::MatchConfig;
-use arbiter_store::{GameRecord, GameServerStore, RunningGame, Seat, ServerMode, Totals};
+use arbiter_store::blocking::ReplayStore;
+use arbiter_store::upload::ReplayUpload;
+use arbiter_store::{
+    GameRecord, GameServerStore, ReplayKey, RunningGame, Seat, ServerMode, ServerReplay, Totals,
+};
 use tokio::io::BufReader;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
@@ -130,6 +134,9 @@ pub(crate) struct Lobby {
 pub(crate) struct Shared<G: CatalogGame> {
     pub(crate) config: ServerConfig,
     pub(crate) store: GameServerStore,
+    /// Where each game's replay is sent as it is written (a PostgreSQL store: viewers on other
+    /// machines read it there).
+    uploads: Option<Arc<ReplayStore>>,
     /// The game's settings; the session decides the players and the level of each game.
     settings: G::Settings,
     latencies: Arc<Latencies>,
@@ -138,6 +145,8 @@ pub(crate) struct Shared<G: CatalogGame> {
     /// What the status shows besides the lobby.
     pub(crate) board: Board,
     wake: Notify,
+    /// The teams that may log in, as the accounts file holds them now.
+    pub(crate) accounts: Arc<LiveAccounts>,
     /// Password checks, on threads of their own: a crowd of logins never takes the games'.
     verifier: Verifier,
     /// Failed logins per address and per team, and their back-off.
@@ -175,11 +184,13 @@ fn seconds_until(at: Instant) -> u64 {
 }
 
 /// Runs the server on `listener` until its session is over (`games` played, or the live
-/// games), or forever.
+/// games), or forever. Each game's replay is sent to `uploads` too, if given, as it is
+/// written.
 pub async fn serve<G: CatalogGame>(
     listener: TcpListener,
     accounts: Accounts,
     store: GameServerStore,
+    uploads: Option<Arc<ReplayStore>>,
     config: ServerConfig,
     settings: G::Settings,
     latencies: Arc<Latencies>,
@@ -207,11 +218,13 @@ pub async fn serve<G: CatalogGame>(
         }),
         config,
         store,
+        uploads,
         board: Board::new(played),
         settings,
         latencies,
         writers: conn::Writers::default(),
         wake: Notify::new(),
+        accounts,
         verifier,
         throttle: Throttle::default(),
         gates: Gates::default(),
@@ -697,6 +710,38 @@ fn play_game<G: CatalogGame>(
     if let Some(dir) = replay.and_then(|path| path.parent()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     }
+    let upload = shared.uploads.as_ref().zip(replay).map(|(store, path)| {
+        let key = ReplayKey::from(ServerReplay {
+            game: G::NAME.to_owned(),
+            id: setup.id,
+        });
+        ReplayUpload::start(store.clone(), key, path)
+    });
+    let played = play_seats(shared, setup, seats, replay);
+    match (upload, &played) {
+        (Some(upload), Ok(_)) => {
+            // The game counts whatever the store does: its file is whole on this machine.
+            if let Err(e) = upload.finish() {
+                let id = setup.id;
+                shared.log(format_args!(
+                    "game {id}: its replay is not in the store: {e}"
+                ));
+            }
+        }
+        (Some(upload), Err(_)) => upload.abandon(),
+        (None, _) => {}
+    }
+    played
+}
+
+/// Plays a game in `seats` through the catalog's one match function, writing its replay to
+/// `replay`.
+fn play_seats<G: CatalogGame>(
+    shared: &Shared<G>,
+    setup: &GameSetup,
+    seats: Vec<SeatPlan<G>>,
+    replay: Option<&std::path::Path>,
+) -> Result<(Vec<f64>, &'static str), String> {
     let report = play_to_replay::<G>(MatchPlan {
         start: Start::Settings(&shared.settings),
         seats,

@@ -299,22 +299,22 @@ impl ReplayStore {
     }
 
     /// See [`crate::ReplayStore::begin`].
-    pub fn begin(&self, key: ReplayKey) -> Result<(), StoreError> {
+    pub fn begin(&self, key: &ReplayKey) -> Result<(), StoreError> {
         self.runtime.block_on(self.inner.begin(key))
     }
 
     /// See [`crate::ReplayStore::append`].
-    pub fn append(&self, key: ReplayKey, bytes: &[u8]) -> Result<(), StoreError> {
+    pub fn append(&self, key: &ReplayKey, bytes: &[u8]) -> Result<(), StoreError> {
         self.runtime.block_on(self.inner.append(key, bytes))
     }
 
     /// See [`crate::ReplayStore::complete`].
-    pub fn complete(&self, key: ReplayKey) -> Result<(), StoreError> {
+    pub fn complete(&self, key: &ReplayKey) -> Result<(), StoreError> {
         self.runtime.block_on(self.inner.complete(key))
     }
 
     /// See [`crate::ReplayStore::replay`].
-    pub fn replay(&self, key: ReplayKey) -> Result<Option<StoredReplay>, StoreError> {
+    pub fn replay(&self, key: &ReplayKey) -> Result<Option<StoredReplay>, StoreError> {
         self.runtime.block_on(self.inner.replay(key))
     }
 
@@ -329,7 +329,7 @@ impl ReplayStore {
     }
 
     /// See [`crate::ReplayStore::chunks`].
-    pub fn chunks(&self, key: ReplayKey, from: i64, limit: u32) -> Result<Vec<Chunk>, StoreError> {
+    pub fn chunks(&self, key: &ReplayKey, from: i64, limit: u32) -> Result<Vec<Chunk>, StoreError> {
         self.runtime.block_on(self.inner.chunks(key, from, limit))
     }
 

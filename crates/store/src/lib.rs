@@ -23,6 +23,7 @@ mod replays;
 mod rows;
 mod server_status;
 mod tournaments;
+pub mod upload;
 
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -31,7 +32,9 @@ pub use database::Presence;
 pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
 pub use programs::StoredProgram;
 pub use queue::{Advance, Claimed, Counts, Expired, Handed, Round, Scope, Standing, WORK_CHANNEL};
-pub use replays::{Chunk, MAX_CHUNK, ReplayKey, ReplayStore, StoredReplay};
+pub use replays::{
+    Chunk, MAX_CHUNK, MatchReplay, ReplayKey, ReplayStore, ServerReplay, StoredReplay,
+};
 pub use rows::{
     Contestant, Format, MatchRow, MatchState, NewMatch, RatingRow, SeatFaults, Status,
     StoredResult, Tournament,
@@ -69,31 +72,18 @@ pub enum StoreError {
     /// No tournament has this id.
     #[error("there is no tournament {0} in the store")]
     NoTournament(i64),
-    /// A replay chunk for a replay the store does not hold: it was never begun, or a newer
-    /// claim of its match replaced it.
-    #[error(
-        "the store holds no replay of match {match_id} of tournament {tournament} for claim \
-         {claim} (was the match claimed again?)"
-    )]
+    /// A replay chunk for a replay the store does not hold: it was never begun, or (for a
+    /// match) a newer claim of its match replaced it.
+    #[error("the store holds no replay of {key}{}", .key.replaced_hint())]
     NoReplay {
-        /// The tournament's id.
-        tournament: i64,
-        /// The match's id.
-        match_id: i64,
-        /// The claim the replay belongs to.
-        claim: i64,
+        /// Which replay.
+        key: ReplayKey,
     },
     /// A replay chunk for a replay already marked complete.
-    #[error(
-        "the replay of match {match_id} of tournament {tournament} (claim {claim}) is complete"
-    )]
+    #[error("the replay of {key} is complete")]
     ReplayComplete {
-        /// The tournament's id.
-        tournament: i64,
-        /// The match's id.
-        match_id: i64,
-        /// The claim the replay belongs to.
-        claim: i64,
+        /// Which replay.
+        key: ReplayKey,
     },
     /// A command that only reads or continues a store was given a file that does not exist.
     #[error("there is no store {} (`arbiter tournament run` creates one)", path.display())]

@@ -24,7 +24,8 @@ pub struct ServerStatus {
     pub started: i64,
     /// Games finished and recorded in the store, in every session.
     pub played: u64,
-    /// Every team known: logged in during this session or holding totals.
+    /// Every team known: in the accounts file, logged in during this session or holding
+    /// totals.
     pub teams: Vec<TeamStatus>,
     /// The teams with totals, ranked as the final ranks them (live score, then test score,
     /// then name): the order `arbiter server --standings` prints.

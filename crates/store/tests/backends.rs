@@ -8,8 +8,8 @@ use arbiter_pgtest::Cluster;
 use arbiter_store::blocking::Store;
 use arbiter_store::{
     Advance, Contestant, Expired, Format, GameRecord, GameServerStore, Handed, MatchState,
-    NewMatch, Presence, RatingRow, Round, Scope, ServerMode, Standing, StoreError, StoredResult,
-    Totals, Tournament, TournamentStore,
+    NewMatch, Presence, RatingRow, ReplayKey, ReplayStore, Round, Scope, ServerMode, ServerReplay,
+    Standing, StoreError, StoredResult, Totals, Tournament, TournamentStore,
 };
 
 /// Where a scenario's store lives.
@@ -50,6 +50,7 @@ fn scenarios(backend: &dyn Backend) {
         a_due_tournament_is_advanced_once_and_a_finished_one_never(backend.fresh("advance")).await;
         a_missing_tournament_is_named(backend.fresh("missing")).await;
         game_server_totals_survive_reopening(backend.fresh("game_server")).await;
+        a_game_servers_replays_are_kept_by_game_and_id(backend.fresh("server_replays")).await;
         a_read_only_open_reads_what_was_written(backend.fresh("read_only")).await;
     });
     workers_claiming_at_once_take_each_match_exactly_once(&backend.fresh("many"));
@@ -540,6 +541,66 @@ async fn game_server_totals_survive_reopening(target: String) {
     // Another game's server in the same database starts afresh.
     let other = GameServerStore::open(&target, "quoridor").await.unwrap();
     assert_eq!(other.next_game_id().await.unwrap(), 1);
+}
+
+async fn a_game_servers_replays_are_kept_by_game_and_id(target: String) {
+    // The game server's store creates the tables; its replays need no tournament.
+    drop(GameServerStore::open(&target, "labyrinth").await.unwrap());
+    let replays = ReplayStore::open(&target, Presence::MustExist)
+        .await
+        .unwrap();
+    let game = |game: &str, id| {
+        ReplayKey::from(ServerReplay {
+            game: game.into(),
+            id,
+        })
+    };
+    let (first, second, other) = (
+        game("labyrinth", 1),
+        game("labyrinth", 2),
+        game("quoridor", 1),
+    );
+    for (key, bytes) in [(&first, b"first"), (&second, b"other"), (&other, b"third")] {
+        replays.begin(key).await.unwrap();
+        replays.append(key, bytes).await.unwrap();
+    }
+    replays.append(&first, b" game").await.unwrap();
+    replays.complete(&first).await.unwrap();
+    let stored = replays.replay(&first).await.unwrap().unwrap();
+    assert_eq!((stored.chunks, stored.size, stored.complete), (2, 10, true));
+    let chunks = replays.chunks(&first, 0, 10).await.unwrap();
+    assert_eq!(chunks.concat_bytes(), b"first game");
+    assert_eq!(
+        replays.chunks(&other, 0, 10).await.unwrap().concat_bytes(),
+        b"third"
+    );
+    let late = replays.append(&first, b"late").await.unwrap_err();
+    assert_eq!(
+        late.to_string(),
+        "the replay of game 1 of the labyrinth server is complete"
+    );
+    // A server restarted on the same store plays game 2 again from its start.
+    replays.begin(&second).await.unwrap();
+    assert_eq!(replays.replay(&second).await.unwrap().unwrap().size, 0);
+    let missing = replays
+        .append(&game("labyrinth", 9), b"x")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        missing.to_string(),
+        "the store holds no replay of game 9 of the labyrinth server"
+    );
+    replays.close().await;
+}
+
+trait ConcatBytes {
+    fn concat_bytes(&self) -> Vec<u8>;
+}
+
+impl ConcatBytes for Vec<arbiter_store::Chunk> {
+    fn concat_bytes(&self) -> Vec<u8> {
+        self.iter().flat_map(|c| c.bytes.clone()).collect()
+    }
 }
 
 async fn a_read_only_open_reads_what_was_written(target: String) {

@@ -33,7 +33,6 @@ pub mod setup;
 pub mod sprt;
 pub mod standings;
 pub mod swiss;
-pub mod upload;
 pub mod worker_name;
 
 use std::io;
@@ -42,6 +41,7 @@ use std::path::PathBuf;
 pub use players::{Contestant, Status};
 pub use pool::{Arena, Arenas, PlayFailure, PoolEvent, RunOptions, RunSummary, Until};
 pub use schedule::Format;
+pub use setup::replays_cache;
 pub use worker_name::WorkerName;
 
 pub use arbiter_programs::cache::arbiter_dir as cache_dir;

@@ -16,13 +16,13 @@ use crate::plan::{advance, playing, swiss_round_size};
 use crate::players::Contestant;
 use crate::programs;
 use crate::schedule::Format;
-use crate::upload::ReplayUpload;
 use crate::worker_name::WorkerName;
 use crate::{TournamentError, replays};
 use arbiter_store::blocking::{ReplayStore, Store};
+use arbiter_store::upload::ReplayUpload;
 use arbiter_store::{
-    Expired, Handed, MatchRow, MatchState, ReplayKey, Scope, SeatFaults, StoreError, StoredResult,
-    Tournament,
+    Expired, Handed, MatchReplay, MatchRow, MatchState, ReplayKey, Scope, SeatFaults, StoreError,
+    StoredResult, Tournament,
 };
 
 /// What plays the matches of a tournament: the command line implements it for each game.
@@ -285,11 +285,11 @@ fn play_and_upload(job: &Job, uploads: Option<&Arc<ReplayStore>>) -> Result<Play
     let Some(uploads) = uploads else {
         return play(job);
     };
-    let key = ReplayKey {
+    let key = ReplayKey::from(MatchReplay {
         tournament: job.key.tournament,
         match_id: job.key.id,
         claim: job.key.claim,
-    };
+    });
     let upload = ReplayUpload::start(uploads.clone(), key, &job.replay);
     match play(job) {
         Ok(played) => match upload.finish() {

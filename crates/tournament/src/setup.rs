@@ -415,8 +415,14 @@ fn replays_base(given: Option<&Path>, store: &Store, db: &str) -> Result<PathBuf
                 .unwrap_or_else(|| "tournament".into());
             file.with_file_name(format!("{stem}-replays"))
         }
-        (None, None) => crate::cache_dir().join("replays").join(file_safe(db)),
+        (None, None) => replays_cache(db),
     })
+}
+
+/// The folder of this machine's cache that holds the replay files of a database server's
+/// matches and games (which it keeps too), under `db`'s host, port and database.
+pub fn replays_cache(db: &str) -> PathBuf {
+    crate::cache_dir().join("replays").join(file_safe(db))
 }
 
 /// A database URL as a folder name: its host, port and database, without the password.

@@ -334,7 +334,7 @@ async fn replay_response(state: AppState, at: ReplayAt) -> AppResult<Response> {
         }
         ReplayAt::Stored(key) => {
             let stored = state.stored()?;
-            replays::check_stored(*key, stored, state.cap()).await?;
+            replays::check_stored(key, stored, state.cap()).await?;
         }
     }
     let body = body::replay_body(at, state.0.stored.as_ref(), state.cap()).await?;
@@ -531,8 +531,8 @@ async fn server_replay(
     State(state): State<AppState>,
     ApiPath((game, id)): ApiPath<(String, i64)>,
 ) -> AppResult<Response> {
-    let path = servers::replay(state.servers()?, &game, id).await?;
-    replay_response(state, ReplayAt::File(path)).await
+    let at = servers::replay(state.servers()?, state.0.stored.as_ref(), &game, id).await?;
+    replay_response(state, at).await
 }
 
 async fn server_replay_stream(
@@ -541,7 +541,8 @@ async fn server_replay_stream(
     ApiQuery(query): ApiQuery<ReplayQuery>,
     headers: HeaderMap,
 ) -> AppResult<Response> {
-    let path = servers::replay(state.servers()?, &game, id).await?;
+    let at = servers::replay(state.servers()?, state.0.stored.as_ref(), &game, id).await?;
     let from = resume_from(&headers, query.from);
-    Ok(live::follow(ReplayAt::File(path), None, from, state.cap()).into_response())
+    let stored = state.0.stored.clone();
+    Ok(live::follow(at, stored, from, state.cap()).into_response())
 }

@@ -312,8 +312,8 @@ fn scan_more(tail: &mut Tail, scan: &mut Scan) -> AppResult<()> {
 
 /// Whether the replay `key` kept in `store` can be served whole: it is read through once, as a
 /// file is (see [`ReplayFiles::check`]), its chunks fetched a few at a time.
-pub async fn check_stored(key: ReplayKey, store: &ReplayStore, cap: u64) -> AppResult<()> {
-    let (mut tail, mut feed) = stored::open(&ReplayAt::Stored(key), Some(store), cap)?;
+pub async fn check_stored(key: &ReplayKey, store: &ReplayStore, cap: u64) -> AppResult<()> {
+    let (mut tail, mut feed) = stored::open(&ReplayAt::Stored(key.clone()), Some(store), cap)?;
     let mut scan = Scan::default();
     loop {
         let scanned;

@@ -11,13 +11,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_store::{GameRecord, GameServers, ServerStatus};
+use arbiter_store::{GameRecord, GameServers, ReplayKey, ReplayStore, ServerReplay, ServerStatus};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use crate::error::{AppError, AppResult};
+use crate::stored::ReplayAt;
 
 /// The status of the game server in this process, as it publishes it: `None` until its first.
 pub type StatusWatch = watch::Receiver<Option<Arc<ServerStatus>>>;
@@ -137,8 +138,14 @@ pub async fn one(view: &ServerView, game: &str, id: i64) -> AppResult<Value> {
     Ok(find(view, game, id).await?.0)
 }
 
-/// The replay file of one game of `game`'s server.
-pub async fn replay(view: &ServerView, game: &str, id: i64) -> AppResult<PathBuf> {
+/// Where the replay of one game of `game`'s server is read: its file, where it is on this
+/// machine, else the copy the server keeps in the store (`stored`; a PostgreSQL store).
+pub async fn replay(
+    view: &ServerView,
+    stored: Option<&ReplayStore>,
+    game: &str,
+    id: i64,
+) -> AppResult<ReplayAt> {
     let Some(path) = find(view, game, id).await?.1 else {
         return Err(AppError::NotFound(format!(
             "game {id} of the {game} server has no replay: the server wrote none"
@@ -146,12 +153,21 @@ pub async fn replay(view: &ServerView, game: &str, id: i64) -> AppResult<PathBuf
     };
     let path = PathBuf::from(path);
     if path.is_file() {
-        Ok(path)
-    } else {
-        Err(AppError::NotFound(format!(
-            "the replay of game {id} of the {game} server is not on this machine"
-        )))
+        return Ok(ReplayAt::File(path));
     }
+    let key = ReplayKey::from(ServerReplay {
+        game: game.to_owned(),
+        id,
+    });
+    if let Some(store) = stored
+        && store.replay(&key).await?.is_some()
+    {
+        return Ok(ReplayAt::Stored(key));
+    }
+    Err(AppError::NotFound(format!(
+        "the replay of game {id} of the {game} server is neither on this machine nor in the \
+         store (only a server on PostgreSQL keeps its replays there)"
+    )))
 }
 
 /// The status of `game`'s server now and each time it changes, as server-sent events.

@@ -1,5 +1,5 @@
-//! Where a tournament match's replay is read from: its file, or the store, which keeps the
-//! replays of matches played on any machine (with PostgreSQL) as chunks of the file's bytes.
+//! Where a replay is read from: its file, or the store, which keeps the replays of matches and
+//! game-server games played on any machine (with PostgreSQL) as chunks of the file's bytes.
 //!
 //! A replay in the store is read through the same [`Tail`] as a file: its chunks are pushed
 //! into the tail a few at a time, when the tail has read all it was given, so memory stays
@@ -42,7 +42,8 @@ pub enum Fed {
     NothingYet,
     /// The replay is complete and all of it was pushed.
     Over,
-    /// The replay is gone from the store: a newer claim of its match replaced it.
+    /// The replay is gone from the store: a newer claim of its match replaced it, or its game
+    /// server started it again.
     Replaced,
 }
 
@@ -61,7 +62,7 @@ pub fn open(
             })?;
             let feed = Feed {
                 store: store.clone(),
-                key: *key,
+                key: key.clone(),
                 next: 0,
             };
             Ok((Tail::pushed(&name(key), cap), Some(feed)))
@@ -69,9 +70,15 @@ pub fn open(
     }
 }
 
-/// The name a stored replay goes by in messages: the file name a worker gives it.
+/// The name a stored replay goes by in messages: the file name a worker or the game server
+/// gives it.
 fn name(key: &ReplayKey) -> PathBuf {
-    Path::new(&format!("t{}", key.tournament)).join(format!("m{:05}.jsonl.gz", key.match_id))
+    match key {
+        ReplayKey::Match(m) => {
+            Path::new(&format!("t{}", m.tournament)).join(format!("m{:05}.jsonl.gz", m.match_id))
+        }
+        ReplayKey::ServerGame(g) => PathBuf::from(format!("{}-{}.jsonl.gz", g.game, g.id)),
+    }
 }
 
 /// Pushes the next chunks of the replay into `tail`, if it is one of the store's.
@@ -79,7 +86,7 @@ pub async fn more(feed: &mut Option<Feed>, tail: &mut Tail) -> AppResult<Fed> {
     let Some(feed) = feed else {
         return Ok(Fed::NothingYet);
     };
-    let Some(replay) = feed.store.replay(feed.key).await? else {
+    let Some(replay) = feed.store.replay(&feed.key).await? else {
         return Ok(Fed::Replaced);
     };
     if replay.chunks <= feed.next {
@@ -89,7 +96,7 @@ pub async fn more(feed: &mut Option<Feed>, tail: &mut Tail) -> AppResult<Fed> {
             Fed::NothingYet
         });
     }
-    let chunks = feed.store.chunks(feed.key, feed.next, FETCH).await?;
+    let chunks = feed.store.chunks(&feed.key, feed.next, FETCH).await?;
     let Some(last) = chunks.last() else {
         // Dropped between the two questions.
         return Ok(Fed::Replaced);

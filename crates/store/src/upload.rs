@@ -1,5 +1,5 @@
 //! Replays sent to the store as they are written, so that a viewer on any machine can follow a
-//! match a worker plays and show it once it is over.
+//! match a worker plays, or a game server's game, and show it once it is over.
 //!
 //! The match still writes its replay to a local file (the same bytes, gzip flushed line by
 //! line); a [`ReplayUpload`] follows that file on a thread of its own and appends what it gains
@@ -15,10 +15,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use arbiter_store::ReplayKey;
-use arbiter_store::blocking::ReplayStore;
-
-use crate::TournamentError;
+use crate::StoreError;
+use crate::blocking::ReplayStore;
+use crate::replays::ReplayKey;
 
 /// How often a replay being written is sent: what a live viewer lags behind, at most.
 pub const PERIOD: Duration = Duration::from_millis(250);
@@ -38,10 +37,10 @@ enum State {
     Following {
         /// A message: finish. Dropped without one: stop without marking the replay complete.
         finish: mpsc::Sender<()>,
-        thread: JoinHandle<Result<u64, TournamentError>>,
+        thread: JoinHandle<Result<u64, StoreError>>,
     },
     /// It could not even start.
-    Failed(TournamentError),
+    Failed(StoreError),
 }
 
 impl ReplayUpload {
@@ -53,16 +52,12 @@ impl ReplayUpload {
         ReplayUpload { state }
     }
 
-    fn spawn(
-        store: Arc<ReplayStore>,
-        key: ReplayKey,
-        path: &Path,
-    ) -> Result<State, TournamentError> {
+    fn spawn(store: Arc<ReplayStore>, key: ReplayKey, path: &Path) -> Result<State, StoreError> {
         File::create(path).map_err(io_error("creating the replay file", path))?;
         let (finish, finishing) = mpsc::channel();
         let mut uploader = Uploader::new(store, key, path);
         let thread = std::thread::Builder::new()
-            .name(format!("replay m{}", key.match_id))
+            .name("replay upload".into())
             .spawn(move || uploader.follow(&finishing))
             .map_err(io_error("starting the replay's uploader for", path))?;
         Ok(State::Following { finish, thread })
@@ -70,7 +65,7 @@ impl ReplayUpload {
 
     /// Sends what the file gained since the last period, marks the replay complete, and waits
     /// for that; the bytes sent in all, or why the replay is not (all) in the store.
-    pub fn finish(self) -> Result<u64, TournamentError> {
+    pub fn finish(self) -> Result<u64, StoreError> {
         match self.state {
             State::Following { finish, thread } => {
                 // The thread may have ended already: its answer says how.
@@ -91,23 +86,18 @@ impl ReplayUpload {
     }
 }
 
-fn join(thread: JoinHandle<Result<u64, TournamentError>>) -> Result<u64, TournamentError> {
+fn join(thread: JoinHandle<Result<u64, StoreError>>) -> Result<u64, StoreError> {
     thread.join().unwrap_or_else(|_| {
-        Err(TournamentError::Io {
-            what: "uploading a replay".into(),
-            source: io::Error::other("the uploader panicked"),
-        })
+        Err(StoreError::io("uploading a replay")(io::Error::other(
+            "the uploader panicked",
+        )))
     })
 }
 
 /// Stores the finished replay file at `path` as the replay `key` of `store`, complete; the
 /// bytes sent.
-pub fn upload_file(
-    store: &ReplayStore,
-    key: ReplayKey,
-    path: &Path,
-) -> Result<u64, TournamentError> {
-    let mut uploader = Uploader::new(store, key, path);
+pub fn upload_file(store: &ReplayStore, key: &ReplayKey, path: &Path) -> Result<u64, StoreError> {
+    let mut uploader = Uploader::new(store, key.clone(), path);
     uploader.send_new()?;
     if uploader.file.is_none() {
         return Err(io_error("reading the replay file", path)(
@@ -144,7 +134,7 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
 
     /// Sends what is new every period until told to finish (then marks the replay complete) or
     /// dropped (then stops as it is). The last error, if the last try failed too.
-    fn follow(&mut self, finishing: &mpsc::Receiver<()>) -> Result<u64, TournamentError> {
+    fn follow(&mut self, finishing: &mpsc::Receiver<()>) -> Result<u64, StoreError> {
         loop {
             // At once on starting, so that the replay is known to viewers from the start.
             let sent = self.send_new();
@@ -163,7 +153,7 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
                             io::ErrorKind::NotFound.into(),
                         ));
                     }
-                    self.store.complete(self.key)?;
+                    self.store.complete(&self.key)?;
                     return Ok(self.offset);
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -174,7 +164,7 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
     }
 
     /// The last sending, tried again a few times if it failed: there is no next period.
-    fn retry_last(&mut self, mut sent: Result<(), TournamentError>) -> Result<(), TournamentError> {
+    fn retry_last(&mut self, mut sent: Result<(), StoreError>) -> Result<(), StoreError> {
         for _ in 1..FINAL_TRIES {
             if sent.is_ok() {
                 break;
@@ -186,9 +176,9 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
     }
 
     /// Appends to the store what the file holds past what was sent.
-    fn send_new(&mut self) -> Result<(), TournamentError> {
+    fn send_new(&mut self) -> Result<(), StoreError> {
         if !self.begun {
-            self.store.begin(self.key)?;
+            self.store.begin(&self.key)?;
             self.begun = true;
         }
         if self.file.is_none() {
@@ -206,7 +196,7 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
             .len();
         if length < self.offset {
             // Written again from its start (the match restarted): so is its replay.
-            self.store.begin(self.key)?;
+            self.store.begin(&self.key)?;
             self.offset = 0;
         }
         file.seek(SeekFrom::Start(self.offset))
@@ -221,101 +211,48 @@ impl<S: std::ops::Deref<Target = ReplayStore>> Uploader<S> {
             if piece.is_empty() {
                 return Ok(());
             }
-            self.store.append(self.key, &piece)?;
+            self.store.append(&self.key, &piece)?;
             self.offset += piece.len() as u64;
         }
     }
 }
 
-fn io_error(what: &str, path: &Path) -> impl FnOnce(io::Error) -> TournamentError {
-    let what = format!("{what} {}", path.display());
-    move |source| TournamentError::Io { what, source }
+fn io_error(what: &str, path: &Path) -> impl FnOnce(io::Error) -> StoreError {
+    StoreError::io(format!("{what} {}", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
-    use std::io::Cursor;
+    use std::io::Write;
     use std::time::Instant;
 
-    use arbiter_catalog::TimeLimits;
-    use arbiter_catalog::quoridor::QuoridorSettings;
-    use arbiter_games::quoridor::Quoridor;
-    use arbiter_referee::SeatSpec;
-    use arbiter_replay::{Record, ReplayReader, ReplayWriter};
-    use arbiter_store::blocking::Store;
-    use arbiter_store::{Format, NewMatch, Presence, Tournament, now_ms};
-    use flate2::read::MultiGzDecoder;
-
     use super::*;
-    use crate::arena::GameArena;
-    use crate::pool::Arena;
-    use crate::scratch_dir as scratch;
+    use crate::tournaments::tests::scratch;
+    use crate::{Presence, ServerReplay, blocking};
 
-    /// A tournament with one match in the store at `target`; the match's key, claim 1.
-    fn one_match(target: &str) -> ReplayKey {
-        let store = Store::open(target, Presence::MayCreate).unwrap();
-        let t = Tournament {
-            id: 0,
-            game: "quoridor".into(),
-            format: Format::RoundRobin,
-            seed: 3,
-            rounds: 1,
-            players_per_match: 2,
-            settings: serde_json::json!({}),
-            created: now_ms(),
-            finished: None,
-            max_attempts: 3,
-            name: None,
-        };
-        let m = NewMatch {
-            id: 1,
-            round: 1,
-            seats: vec!["builtin:runner".into(), "builtin:blocker".into()],
-            seed: 3,
-        };
-        let tournament = store
-            .create(&t, &|_| serde_json::json!({}), &[], &[m], None)
-            .unwrap();
-        store.close();
-        ReplayKey {
-            tournament,
-            match_id: 1,
-            claim: 1,
-        }
+    /// A new store at a scratch place, its replays, and the folder for the replay files.
+    fn replays(name: &str) -> (Arc<ReplayStore>, PathBuf) {
+        let target = scratch(name);
+        let dir = Path::new(&target).parent().unwrap().to_owned();
+        std::fs::create_dir_all(&dir).unwrap();
+        blocking::Store::open(&target, Presence::MayCreate)
+            .unwrap()
+            .close();
+        let store = ReplayStore::open(&target, Presence::MustExist).unwrap();
+        (Arc::new(store), dir)
+    }
+
+    fn game(id: i64) -> ReplayKey {
+        ReplayKey::from(ServerReplay {
+            game: "labyrinth".into(),
+            id,
+        })
     }
 
     /// The replay's bytes as stored so far.
-    fn stored_bytes(store: &ReplayStore, key: ReplayKey) -> Vec<u8> {
-        store
-            .chunks(key, 0, u32::MAX)
-            .unwrap()
-            .into_iter()
-            .flat_map(|c| c.bytes)
-            .collect()
-    }
-
-    /// The complete lines the bytes of a gzip stream still being written hold.
-    fn lines(bytes: &[u8]) -> usize {
-        let mut text = Vec::new();
-        // A stream without its end yet: what comes before the error is what was written.
-        let _ = MultiGzDecoder::new(Cursor::new(bytes)).read_to_end(&mut text);
-        text.iter().filter(|&&b| b == b'\n').count()
-    }
-
-    /// A real Quoridor match between robots, played through the catalog into a file: its
-    /// records.
-    fn robots_match(dir: &Path) -> Vec<Record> {
-        let arena =
-            GameArena::<Quoridor>::new(QuoridorSettings::default(), &TimeLimits::default(), None)
-                .unwrap();
-        let seats = ["builtin:runner", "builtin:blocker"].map(|s| SeatSpec::parse(s).unwrap());
-        let played = dir.join("played.jsonl.gz");
-        arena.play(&seats, 3, 1, &played).unwrap();
-        let reader = ReplayReader::open(&played).unwrap();
-        let header = Record::Header(reader.header().clone());
-        let mut records = vec![header];
-        records.extend(reader.map(Result::unwrap));
-        records
+    fn stored_bytes(store: &ReplayStore, key: &ReplayKey) -> Vec<u8> {
+        let chunks = store.chunks(key, 0, u32::MAX).unwrap();
+        chunks.into_iter().flat_map(|c| c.bytes).collect()
     }
 
     /// Tries `check` until it holds or `within` passes.
@@ -331,87 +268,59 @@ mod tests {
     }
 
     #[test]
-    fn a_replay_reaches_the_store_while_its_match_is_written_and_whole_at_the_end() {
-        let dir = scratch("growing");
-        let target = dir.join("t.db").to_string_lossy().into_owned();
-        let key = one_match(&target);
-        let records = robots_match(&dir);
-        assert!(records.len() > 10, "{} records", records.len());
-        let store = Arc::new(ReplayStore::open(&target, Presence::MustExist).unwrap());
-        let path = dir.join("m00001.jsonl.gz");
+    fn a_file_reaches_the_store_while_it_is_written_and_whole_at_the_end() {
+        let (store, dir) = replays("upload-growing");
+        let path = dir.join("labyrinth-1.jsonl.gz");
         std::fs::write(&path, b"an older replay's bytes").unwrap();
-        let upload = ReplayUpload::start(store.clone(), key, &path);
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().len(),
-            0,
-            "emptied at once"
-        );
-        let mut writer = ReplayWriter::create(&path).unwrap();
-        let half = records.len() / 2;
-        for record in &records[..half] {
-            writer.write(record).unwrap();
-        }
-        // Half the match is in the store before its end is written.
-        assert!(
-            eventually(PERIOD * 8, || lines(&stored_bytes(&store, key)) == half),
-            "{} lines of {half} stored",
-            lines(&stored_bytes(&store, key))
-        );
-        let live = store.replay(key).unwrap().unwrap();
-        assert!(!live.complete);
-        for record in &records[half..] {
-            writer.write(record).unwrap();
-        }
-        writer.finish().unwrap();
+        let key = game(1);
+        let upload = ReplayUpload::start(store.clone(), key.clone(), &path);
+        let emptied = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(emptied, 0, "emptied at once");
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(b"first half, ").unwrap();
+        let half_in = eventually(PERIOD * 8, || stored_bytes(&store, &key) == b"first half, ");
+        assert!(half_in, "{:?}", stored_bytes(&store, &key));
+        assert!(!store.replay(&key).unwrap().unwrap().complete);
+        let large: Vec<u8> = (0..PIECE * 2 + 7).map(|i| (i % 251) as u8).collect();
+        file.write_all(&large).unwrap();
+        drop(file);
         let sent = upload.finish().unwrap();
-        let file = std::fs::read(&path).unwrap();
-        assert_eq!(sent, file.len() as u64);
-        let stored = store.replay(key).unwrap().unwrap();
+        let written = std::fs::read(&path).unwrap();
+        assert_eq!(sent, written.len() as u64);
+        let stored = store.replay(&key).unwrap().unwrap();
         assert!(stored.complete);
-        assert_eq!(stored.size, sent);
         assert_eq!(
-            stored_bytes(&store, key),
-            file,
+            stored_bytes(&store, &key),
+            written,
             "the same bytes as the file"
         );
-        let read: Vec<Record> = {
-            let reader = ReplayReader::from_reader(Cursor::new(stored_bytes(&store, key))).unwrap();
-            let header = Record::Header(reader.header().clone());
-            std::iter::once(header)
-                .chain(reader.map(Result::unwrap))
-                .collect()
-        };
-        assert_eq!(read, records);
 
-        // A finished file, sent whole under the next claim, replaces the replay.
-        let next = ReplayKey { claim: 2, ..key };
-        assert_eq!(upload_file(&store, next, &path).unwrap(), sent);
-        assert_eq!(store.newest(key.tournament, 1).unwrap().unwrap().key, next);
-        assert_eq!(store.replay(key).unwrap(), None);
-        let missing = upload_file(&store, next, &dir.join("none.jsonl.gz")).unwrap_err();
+        // A finished file sent whole starts its replay again.
+        assert_eq!(upload_file(&store, &key, &path).unwrap(), sent);
+        assert_eq!(stored_bytes(&store, &key), written);
+        let missing = upload_file(&store, &game(2), &dir.join("none.jsonl.gz")).unwrap_err();
         assert!(missing.to_string().contains("none.jsonl.gz"), "{missing}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn an_abandoned_upload_stays_incomplete_and_a_failed_start_is_reported_at_finish() {
-        let dir = scratch("abandoned");
-        let target = dir.join("t.db").to_string_lossy().into_owned();
-        let key = one_match(&target);
-        let store = Arc::new(ReplayStore::open(&target, Presence::MustExist).unwrap());
-        let path = dir.join("m00001.jsonl.gz");
-        let upload = ReplayUpload::start(store.clone(), key, &path);
+        let (store, dir) = replays("upload-abandoned");
+        let path = dir.join("labyrinth-1.jsonl.gz");
+        let key = game(1);
+        let upload = ReplayUpload::start(store.clone(), key.clone(), &path);
         std::fs::write(&path, b"\x1f\x8b partial").unwrap();
         upload.abandon();
-        let stored = store.replay(key).unwrap().unwrap();
+        let stored = store.replay(&key).unwrap().unwrap();
         assert!(!stored.complete);
-        assert_eq!(stored_bytes(&store, key), b"\x1f\x8b partial");
+        assert_eq!(stored_bytes(&store, &key), b"\x1f\x8b partial");
 
-        let nowhere = dir.join("no-such-folder/m00001.jsonl.gz");
-        let error = ReplayUpload::start(store, key, &nowhere)
+        let nowhere = dir.join("no-such-folder/labyrinth-2.jsonl.gz");
+        let error = ReplayUpload::start(store, game(2), &nowhere)
             .finish()
             .unwrap_err();
         assert!(error.to_string().contains("no-such-folder"), "{error}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
