@@ -10,8 +10,9 @@
 //! Player programs are stored too, as archives named by their hash ([`StoredProgram`]), so that
 //! workers on other machines run what the tournament plays.
 //! [`GameServers`] reads what running game servers publish of themselves ([`ServerStatus`]).
-//! [`ReplayStore`] keeps match replays in the database (compressed, appended as they are
-//! written), so that they reach viewers on other machines.
+//! [`ReplayStore`] keeps the replays of matches and of game-server games in the database
+//! (compressed, appended as they are written, by [`upload`]), so that they reach viewers on
+//! other machines.
 #![warn(missing_docs)]
 
 pub mod blocking;

@@ -10,7 +10,8 @@
 //! - [`programs`]: player folders stored in the store by hash, run from a local cache.
 //! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
 //! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
-//! - [`upload`]: a match's replay sent to the store as it is written (PostgreSQL stores).
+//! - a match's replay is sent to the store as it is written (PostgreSQL stores), by
+//!   `arbiter_store::upload`.
 //!
 //! - [`sprt`]: SPRT tournaments — two players in pairs of games until a sequential test
 //!   decides.
