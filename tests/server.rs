@@ -1470,14 +1470,7 @@ fn another_process_shows_the_game_server_from_its_store() {
     let dir = temp_dir("shown");
     add_teams(&dir, &[("erin", "pw"), ("fred", "pw")]);
     let server = Server::session(&dir, 2, 2, &[]);
-    let players: Vec<_> = [("erin", server.connect()), ("fred", server.connect())]
-        .into_iter()
-        .map(|(team, stream)| std::thread::spawn(move || checked_player(stream, team, "pw")))
-        .collect();
-    for player in players {
-        player.join().unwrap();
-    }
-    server.finish();
+    erin_and_fred_play_their_session(server);
     let db = dir.join("server.db");
     let web = common::web::WebServer::start(&["--db".as_ref(), db.as_os_str()]);
     let (code, body) = web.get("/api/servers/labyrinth");
@@ -1577,14 +1570,7 @@ fn a_game_server_on_postgresql_keeps_its_replays_in_the_store() {
         .chain(["--replays", files.to_str().unwrap()])
         .collect();
     let server = Server::start_on_store(&dir, "labyrinth", &on, db.as_ref(), &args);
-    let players: Vec<_> = [("erin", server.connect()), ("fred", server.connect())]
-        .into_iter()
-        .map(|(team, stream)| std::thread::spawn(move || checked_player(stream, team, "pw")))
-        .collect();
-    for player in players {
-        player.join().unwrap();
-    }
-    server.finish();
+    erin_and_fred_play_their_session(server);
 
     let web = common::web::WebServer::start(&["--db".as_ref(), db.as_ref()]);
     let from_files: Vec<serde_json::Value> = (1..=2).map(|id| server_replay(&web, id)).collect();
@@ -1617,6 +1603,18 @@ fn a_game_server_on_postgresql_keeps_its_replays_in_the_store() {
         [("erin", false), ("fred", false), ("gina", true)],
         "gina never logged in: {status}"
     );
+}
+
+/// Teams erin and fred (password `pw`) play `server`'s session to its end.
+fn erin_and_fred_play_their_session(server: Server) {
+    let players: Vec<_> = [("erin", server.connect()), ("fred", server.connect())]
+        .into_iter()
+        .map(|(team, stream)| std::thread::spawn(move || checked_player(stream, team, "pw")))
+        .collect();
+    for player in players {
+        player.join().unwrap();
+    }
+    server.finish();
 }
 
 /// The replay of game `id` of the Labyrinth server, as the viewer's API answers it.
