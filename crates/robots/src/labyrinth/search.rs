@@ -431,3 +431,71 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod strength {
+    use super::*;
+    use crate::Robots;
+    use arbiter_games::Game;
+
+    fn play(level: u64, names: [&str; 2], shift: usize) -> [u32; 2] {
+        let mut game = Labyrinth::generated(level, 2).unwrap();
+        let mut robots: Vec<_> = (0..2)
+            .map(|s| Labyrinth::robot(names[(s + shift) % 2], level).unwrap())
+            .collect();
+        while let Some(p) = game.to_move() {
+            let action = robots[p].choose(&game);
+            robots[p].take_log();
+            game.apply(action).unwrap();
+        }
+        let mut points = [0; 2];
+        for seat in 0..2 {
+            points[(seat + shift) % 2] += game.score(seat);
+        }
+        points
+    }
+
+    /// The points of `SUBJECT` (by default the searcher run to its full depth by a node
+    /// budget) against `lookahead` on generated levels `LEVELS` (`a-b`, by default 1-20), each
+    /// level played twice with the seats swapped, two games at a time, in process: the same
+    /// games as `scripts/robot-strength.py` without the pipes, for comparing variants.
+    /// `LEVELS=1-50 cargo test --release -p arbiter-robots --lib strength -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn strength() {
+        let levels = std::env::var("LEVELS").unwrap_or("1-20".into());
+        let (a, b) = levels.split_once('-').unwrap();
+        let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
+        let subject = std::env::var("SUBJECT").unwrap_or("searcher/nodes=1000000000".into());
+        let jobs: Vec<(u64, usize)> = (a..=b).flat_map(|l| [(l, 0), (l, 1)]).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(level, shift)) = jobs.get(i) else {
+                            break;
+                        };
+                        let p = play(level, [&subject, "lookahead"], shift);
+                        eprintln!("game level {level} shift {shift}: {} {}", p[0], p[1]);
+                        results.lock().unwrap().push((level, shift, p));
+                    }
+                });
+            }
+        });
+        let mut r = results.into_inner().unwrap();
+        r.sort();
+        let (mut x, mut y) = (0, 0);
+        for (level, shift, p) in &r {
+            eprintln!("level {level} shift {shift}: {} {}", p[0], p[1]);
+            x += p[0];
+            y += p[1];
+        }
+        eprintln!(
+            "TOTAL {subject} levels {levels}: {x} {y} ratio {:.3}",
+            x as f64 / y as f64
+        );
+    }
+}
