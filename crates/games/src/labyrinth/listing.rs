@@ -20,6 +20,11 @@ use super::Level;
 use super::board::{EAST, MAX_CELLS, NORTH, Push, SOUTH, WEST, class_of, pushed_cell};
 use super::legal_set::{Cells, GRID, LegalSet, STRIDE, grid_index};
 
+/// Places of the tile and mark arrays: the grid rounded up to a power of two, so that an index
+/// masked with `SPAN - 1` needs no bounds check in the walk.
+const SPAN: usize = GRID.next_power_of_two();
+/// Places of the walk's queue: every cell of a board and one spare, rounded up likewise.
+const QUEUE: usize = (MAX_CELLS + 1).next_power_of_two();
 /// Most rows or columns a board has.
 const MAX_SIDE: usize = 20;
 
@@ -72,14 +77,14 @@ impl Faces {
 /// A board copied into rows of [`STRIDE`] cells, with a closed cell (tile 0) on every side of
 /// the board: cell `(x, y)` is at `(y + 1) * STRIDE + x`.
 struct Grid {
-    tiles: [u8; GRID],
+    tiles: [u8; SPAN],
     width: usize,
     height: usize,
     /// The cells a walk has met, in the order met (one spare place: every cell met and a
     /// neighbour written past them).
-    queue: [u16; MAX_CELLS + 1],
+    queue: [u16; QUEUE],
     /// `stamp` on the cells the current walk has met.
-    marks: [u16; GRID],
+    marks: [u16; SPAN],
     /// The current walk's number.
     stamp: u16,
 }
@@ -87,11 +92,11 @@ struct Grid {
 impl Grid {
     fn new(tiles: &[u8], width: usize, height: usize) -> Grid {
         let mut grid = Grid {
-            tiles: [0; GRID],
+            tiles: [0; SPAN],
             width,
             height,
-            queue: [0; MAX_CELLS + 1],
-            marks: [0; GRID],
+            queue: [0; QUEUE],
+            marks: [0; SPAN],
             stamp: 0,
         };
         for y in 0..height {
@@ -158,7 +163,8 @@ impl Grid {
 
     /// Whether the tile at `i`, open towards `side` (one of [`SIDES`]), meets an open side there.
     fn joins(&self, i: usize, (side, step, back): (u8, isize, u8)) -> bool {
-        (self.tiles[i] & side != 0) & (self.tiles[i.wrapping_add_signed(step)] & back != 0)
+        let j = i.wrapping_add_signed(step);
+        (self.tiles[i & (SPAN - 1)] & side != 0) & (self.tiles[j & (SPAN - 1)] & back != 0)
     }
 
     /// The cells reachable from `from` through open sides facing each other.
@@ -171,12 +177,12 @@ impl Grid {
     /// through a cell of `seen`.
     fn walk_on(&mut self, seen: &Cells, starts: usize) -> Cells {
         if self.stamp == u16::MAX {
-            self.marks = [0; GRID];
+            self.marks = [0; SPAN];
             self.stamp = 0;
         }
         self.stamp += 1;
         let stamp = self.stamp;
-        seen.for_each(|i| self.marks[i] = stamp);
+        seen.for_each(|i| self.marks[i & (SPAN - 1)] = stamp);
         for &i in &self.queue[..starts] {
             self.marks[i as usize] = stamp;
         }
@@ -186,13 +192,13 @@ impl Grid {
         // no other's.
         let (mut head, mut end) = (0, starts);
         while head < end {
-            let i = self.queue[head] as usize;
+            let i = self.queue[head & (QUEUE - 1)] as usize;
             head += 1;
             for side in SIDES {
-                let j = i.wrapping_add_signed(side.1);
+                let j = i.wrapping_add_signed(side.1) & (SPAN - 1);
                 let new = self.joins(i, side) & (self.marks[j] != stamp);
                 self.marks[j] = if new { stamp } else { self.marks[j] };
-                self.queue[end] = j as u16;
+                self.queue[end & (QUEUE - 1)] = j as u16;
                 end += usize::from(new);
             }
         }

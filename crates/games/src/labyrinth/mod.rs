@@ -769,9 +769,14 @@ impl Game for Labyrinth {
         if self.end.is_some() {
             return;
         }
-        let mut set = LegalSet::new();
-        self.legal_set(&mut set);
-        set.actions(out);
+        thread_local! {
+            // Kept between calls: listing into a fresh set would allocate every ply.
+            static SET: std::cell::RefCell<LegalSet> = std::cell::RefCell::new(LegalSet::new());
+        }
+        SET.with_borrow_mut(|set| {
+            self.legal_set(set);
+            set.actions(out);
+        });
     }
 
     fn check(&self, action: Action) -> Result<(), Illegal> {
