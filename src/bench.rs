@@ -1,5 +1,6 @@
 //! `arbiter bench GAME`: engine speed in uniformly random playouts.
 
+use std::any::Any;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -7,10 +8,11 @@ use anyhow::Result;
 use crate::out::outln;
 use arbiter_catalog::{Catalog, CatalogGame, Visit};
 use arbiter_games::Game;
+use arbiter_games::labyrinth::{Labyrinth, LegalSet};
 use arbiter_games::playout::random_playout;
 use clap::{Args, FromArgMatches};
-use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 
 use crate::cli::{GameArgs, GameChoice};
 
@@ -41,22 +43,69 @@ pub struct Speed {
 
 /// Plays uniformly random games from `start` for about `budget`: every ply enumerates all legal
 /// actions and picks one, the loop OpenSpiel's `evaluate_bots` runs with uniform random bots.
+///
+/// Labyrinth enumerates them as a [`LegalSet`] (each valid push with the cells reachable after
+/// it: the count of the actions and the one picked, the same actions in the same order as
+/// [`Game::legal_actions`] and so the same games for a seed) rather than writing the thousand
+/// actions of a ply out one by one.
 pub fn playouts<G: Game>(start: &G, budget: Duration, seed: u64) -> Speed {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut actions = Vec::new();
-    let (mut games, mut plies) = (0u64, 0u64);
     let started = Instant::now();
-    while started.elapsed() < budget {
-        for _ in 0..16 {
-            let mut game = start.clone();
-            plies += u64::from(random_playout(&mut game, &mut rng, &mut actions));
-            games += 1;
+    let (games, plies) = match (start as &dyn Any).downcast_ref::<Labyrinth>() {
+        Some(labyrinth) => playout_loop(started, budget, |games, plies| {
+            labyrinth_playouts(labyrinth, &mut rng, games, plies)
+        }),
+        None => {
+            let mut actions = Vec::new();
+            playout_loop(started, budget, |games, plies| {
+                for _ in 0..16 {
+                    let mut game = start.clone();
+                    *plies += u64::from(random_playout(&mut game, &mut rng, &mut actions));
+                    *games += 1;
+                }
+            })
         }
-    }
+    };
     Speed {
         games,
         plies,
         seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Runs `batch` (which adds the games and plies it played) until `budget` has passed since
+/// `started`; the games and plies played.
+fn playout_loop(
+    started: Instant,
+    budget: Duration,
+    mut batch: impl FnMut(&mut u64, &mut u64),
+) -> (u64, u64) {
+    let (mut games, mut plies) = (0u64, 0u64);
+    while started.elapsed() < budget {
+        batch(&mut games, &mut plies);
+    }
+    (games, plies)
+}
+
+/// Sixteen uniformly random Labyrinth games from `start`, each ply counting the legal actions
+/// in a [`LegalSet`] and playing one picked uniformly (as [`random_playout`] picks from the
+/// listed actions).
+fn labyrinth_playouts(start: &Labyrinth, rng: &mut SmallRng, games: &mut u64, plies: &mut u64) {
+    let mut set = LegalSet::new();
+    for _ in 0..16 {
+        let mut game = start.clone();
+        while game.to_move().is_some() {
+            game.legal_set(&mut set);
+            let picked = (!set.is_empty())
+                .then(|| set.nth(rng.random_range(0..set.len())))
+                .flatten();
+            match picked {
+                Some(action) => game.apply_unchecked(action),
+                None => game.apply_stuck(),
+            }
+            *plies += 1;
+        }
+        *games += 1;
     }
 }
 

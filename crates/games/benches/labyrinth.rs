@@ -1,6 +1,8 @@
 //! Labyrinth engine speed: random playouts on generated level 1 with 2 and 4 players (reported
 //! in plies per second; every ply lists each valid push with every cell reachable after it),
-//! one flood fill, and the legal actions of the start position and of positions along a random
+//! the same playouts picking from a `LegalSet` (counted, one action made: the loop of
+//! `arbiter bench labyrinth`), one flood fill, the legal set of the start position, and the
+//! legal actions of the start position and of positions along a random
 //! match (where pushes on lines clear of the princess's cells reuse one walk), on the level as
 //! generated and on the same level with three tiles in four turned into crosses (the princess
 //! reaches most of the board: long walks, every line crossing them).
@@ -8,7 +10,7 @@
 use std::hint::black_box;
 
 use arbiter_games::Game;
-use arbiter_games::labyrinth::{Labyrinth, Level, reach};
+use arbiter_games::labyrinth::{Labyrinth, LegalSet, Level, reach};
 use arbiter_games::playout::random_playouts;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -55,6 +57,49 @@ fn bench_legal_actions(c: &mut Criterion) {
             actions.len()
         })
     });
+}
+
+fn bench_legal_set(c: &mut Criterion) {
+    let game = Labyrinth::generated(1, 2).unwrap();
+    let mut set = LegalSet::new();
+    c.bench_function("labyrinth/legal_set_level1_start", |b| {
+        b.iter(|| {
+            black_box(&game).legal_set(&mut set);
+            set.len()
+        })
+    });
+    let mut group = c.benchmark_group("labyrinth");
+    for players in [2, 4] {
+        let start = Labyrinth::generated(1, players).unwrap();
+        let plies = set_playouts(&start, &mut set);
+        group.throughput(Throughput::Elements(plies));
+        group.bench_function(format!("legal_set_playouts_level1_{players}p"), |b| {
+            b.iter(|| black_box(set_playouts(&start, &mut set)))
+        });
+    }
+    group.finish();
+}
+
+/// [`PLAYOUTS`] random playouts from `start` as `arbiter bench labyrinth` plays them: each ply
+/// counts the legal actions in a [`LegalSet`] and plays one picked uniformly (the same games
+/// as [`random_playouts`] for a seed). Returns the plies played.
+fn set_playouts(start: &Labyrinth, set: &mut LegalSet) -> u64 {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+    let mut plies = 0;
+    for _ in 0..PLAYOUTS {
+        let mut game = start.clone();
+        while game.to_move().is_some() {
+            game.legal_set(set);
+            if set.is_empty() {
+                game.apply_stuck();
+            } else if let Some(action) = set.nth(rng.random_range(0..set.len())) {
+                game.apply_unchecked(action);
+            }
+            plies += 1;
+        }
+    }
+    plies
 }
 
 /// Positions along a random 4-player match on `level`.
@@ -120,6 +165,7 @@ criterion_group!(
     bench_playout,
     bench_reach,
     bench_legal_actions,
+    bench_legal_set,
     bench_legal_actions_along
 );
 criterion_main!(benches);

@@ -16,18 +16,15 @@
 //! - A line beside them (none of them on it, some next to it) leaves them all reachable: the
 //!   walk grows only where a pushed tile meets one of them open towards it, from there.
 
+use super::Level;
 use super::board::{EAST, MAX_CELLS, NORTH, Push, SOUTH, WEST, class_of, pushed_cell};
-use super::{Action, Level};
+use super::legal_set::{Cells, GRID, LegalSet, STRIDE, grid_index};
 
-/// Cells in a grid row: more than the widest board (20) plus the closed column on its right,
-/// which is also the closed cell left of the next row.
-const STRIDE: usize = 32;
-/// Grid rows: the tallest board (20) and a closed row above and below it.
-const ROWS: usize = 22;
-/// Cells of the grid.
-const GRID: usize = STRIDE * ROWS;
-/// Words of a [`Cells`] set.
-const WORDS: usize = GRID / 64;
+/// Places of the tile and mark arrays: the grid rounded up to a power of two, so that an index
+/// masked with `SPAN - 1` needs no bounds check in the walk.
+const SPAN: usize = GRID.next_power_of_two();
+/// Places of the walk's queue: every cell of a board and one spare, rounded up likewise.
+const QUEUE: usize = (MAX_CELLS + 1).next_power_of_two();
 /// Most rows or columns a board has.
 const MAX_SIDE: usize = 20;
 
@@ -38,56 +35,6 @@ const SIDES: [(u8, isize, u8); 4] = [
     (SOUTH, STRIDE as isize, NORTH),
     (EAST, 1, WEST),
 ];
-
-/// A set of grid cells. Ascending grid index is ascending by y, then x, the order of the listed
-/// GOTOs.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct Cells([u64; WORDS]);
-
-impl Cells {
-    const EMPTY: Cells = Cells([0; WORDS]);
-
-    fn contains(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
-    }
-
-    fn insert(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-
-    fn union(&mut self, other: &Cells) {
-        for (a, b) in self.0.iter_mut().zip(other.0) {
-            *a |= b;
-        }
-    }
-
-    /// The board rows and the board columns holding a cell of the set, as bit sets.
-    fn lines(&self) -> (u32, u32) {
-        let (mut rows, mut columns) = (0u64, 0u32);
-        for (i, &word) in self.0.iter().enumerate() {
-            // Word i holds grid rows 2i and 2i + 1, board rows 2i - 1 and 2i.
-            let halves = [word as u32, (word >> 32) as u32];
-            for (half, bits) in halves.into_iter().enumerate() {
-                if bits != 0 {
-                    rows |= 1 << (2 * i + half);
-                    columns |= bits;
-                }
-            }
-        }
-        ((rows >> 1) as u32, columns)
-    }
-
-    /// Calls `f` with every cell of the set, ascending.
-    fn for_each(&self, mut f: impl FnMut(usize)) {
-        for (i, &word) in self.0.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                f(i * 64 + bits.trailing_zeros() as usize);
-                bits &= bits - 1;
-            }
-        }
-    }
-}
 
 /// The sides of a walk's cells open towards each line, as bit sets along the line: a push of a
 /// line without a cell of the walk joins new cells to it only where they meet one of these.
@@ -130,14 +77,14 @@ impl Faces {
 /// A board copied into rows of [`STRIDE`] cells, with a closed cell (tile 0) on every side of
 /// the board: cell `(x, y)` is at `(y + 1) * STRIDE + x`.
 struct Grid {
-    tiles: [u8; GRID],
+    tiles: [u8; SPAN],
     width: usize,
     height: usize,
     /// The cells a walk has met, in the order met (one spare place: every cell met and a
     /// neighbour written past them).
-    queue: [u16; MAX_CELLS + 1],
+    queue: [u16; QUEUE],
     /// `stamp` on the cells the current walk has met.
-    marks: [u16; GRID],
+    marks: [u16; SPAN],
     /// The current walk's number.
     stamp: u16,
 }
@@ -145,11 +92,11 @@ struct Grid {
 impl Grid {
     fn new(tiles: &[u8], width: usize, height: usize) -> Grid {
         let mut grid = Grid {
-            tiles: [0; GRID],
+            tiles: [0; SPAN],
             width,
             height,
-            queue: [0; MAX_CELLS + 1],
-            marks: [0; GRID],
+            queue: [0; QUEUE],
+            marks: [0; SPAN],
             stamp: 0,
         };
         for y in 0..height {
@@ -159,7 +106,7 @@ impl Grid {
     }
 
     fn index(x: usize, y: usize) -> usize {
-        (y + 1) * STRIDE + x
+        grid_index(x, y)
     }
 
     fn restore_row(&mut self, tiles: &[u8], y: usize) {
@@ -216,7 +163,8 @@ impl Grid {
 
     /// Whether the tile at `i`, open towards `side` (one of [`SIDES`]), meets an open side there.
     fn joins(&self, i: usize, (side, step, back): (u8, isize, u8)) -> bool {
-        (self.tiles[i] & side != 0) & (self.tiles[i.wrapping_add_signed(step)] & back != 0)
+        let j = i.wrapping_add_signed(step);
+        (self.tiles[i & (SPAN - 1)] & side != 0) & (self.tiles[j & (SPAN - 1)] & back != 0)
     }
 
     /// The cells reachable from `from` through open sides facing each other.
@@ -229,12 +177,12 @@ impl Grid {
     /// through a cell of `seen`.
     fn walk_on(&mut self, seen: &Cells, starts: usize) -> Cells {
         if self.stamp == u16::MAX {
-            self.marks = [0; GRID];
+            self.marks = [0; SPAN];
             self.stamp = 0;
         }
         self.stamp += 1;
         let stamp = self.stamp;
-        seen.for_each(|i| self.marks[i] = stamp);
+        seen.for_each(|i| self.marks[i & (SPAN - 1)] = stamp);
         for &i in &self.queue[..starts] {
             self.marks[i as usize] = stamp;
         }
@@ -244,13 +192,13 @@ impl Grid {
         // no other's.
         let (mut head, mut end) = (0, starts);
         while head < end {
-            let i = self.queue[head] as usize;
+            let i = self.queue[head & (QUEUE - 1)] as usize;
             head += 1;
             for side in SIDES {
-                let j = i.wrapping_add_signed(side.1);
+                let j = i.wrapping_add_signed(side.1) & (SPAN - 1);
                 let new = self.joins(i, side) & (self.marks[j] != stamp);
                 self.marks[j] = if new { stamp } else { self.marks[j] };
-                self.queue[end] = j as u16;
+                self.queue[end & (QUEUE - 1)] = j as u16;
                 end += usize::from(new);
             }
         }
@@ -280,44 +228,6 @@ impl Grid {
             after |= u32::from(t & across.1 != 0) << n;
         }
         (before, after)
-    }
-}
-
-/// GOTOs to a set of cells, as `(x, y)`, ascending: written once, listed for every push that
-/// reaches the same cells.
-struct Gotos {
-    cells: [(u8, u8); MAX_CELLS],
-    len: usize,
-}
-
-impl Gotos {
-    fn new() -> Gotos {
-        Gotos {
-            cells: [(0, 0); MAX_CELLS],
-            len: 0,
-        }
-    }
-
-    fn set(&mut self, cells: &Cells) {
-        let mut len = 0;
-        for (i, &word) in cells.0.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let at = i * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                self.cells[len] = ((at % STRIDE) as u8, (at / STRIDE - 1) as u8);
-                len += 1;
-            }
-        }
-        self.len = len;
-    }
-
-    fn list(&self, push: Push, out: &mut Vec<Action>) {
-        out.extend(
-            self.cells[..self.len]
-                .iter()
-                .map(|&(x, y)| Action::goto(push, x, y)),
-        );
     }
 }
 
@@ -356,20 +266,22 @@ struct Listing<'a> {
     /// The rotations of the extra tile, ascending.
     rotations: &'a [u8],
     still: Cells,
-    still_gotos: Gotos,
+    /// The index of `still` in `out`.
+    still_id: u16,
     faces: Faces,
-    base_gotos: Gotos,
-    gotos: Gotos,
+    out: &'a mut LegalSet,
 }
 
-/// Appends to `out` every valid push for a princess on cell index `at` (`y * width + x`) with
-/// `extra` as the extra tile, each with a GOTO to every cell reachable after it: the order of
-/// [`super::Labyrinth::valid_pushes`], then ascending by y, then x.
-pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut Vec<Action>) {
+/// Fills `out` with every valid push for a princess on cell index `at` (`y * width + x`) with
+/// `extra` as the extra tile, each with the cells reachable after it, in the order of
+/// [`super::Labyrinth::valid_pushes`].
+pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut LegalSet) {
     let (w, h) = (level.width, level.height);
     let (rotations, count) = class_of(extra);
     let mut grid = Grid::new(tiles, w, h);
     let still = grid.walk(Grid::index(at % w, at / w));
+    out.clear();
+    let still_id = out.add_cells(&still);
     let mut listing = Listing {
         tiles,
         faces: Faces::new(&grid, &still),
@@ -377,11 +289,9 @@ pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut 
         at,
         rotations: &rotations[..count],
         still,
-        still_gotos: Gotos::new(),
-        base_gotos: Gotos::new(),
-        gotos: Gotos::new(),
+        still_id,
+        out,
     };
-    listing.still_gotos.set(&still);
     let (rows, columns) = still.lines();
     let widen = |lines: u32| lines | lines << 1 | lines >> 1;
     for c in 0..2u8 {
@@ -396,12 +306,12 @@ pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut 
                 let line = Line { c, p, k };
                 if blocked {
                 } else if walked >> k & 1 == 1 {
-                    listing.across(line, out);
+                    listing.across(line);
                 } else if widen(walked) >> k & 1 == 1 {
-                    listing.beside(line, out);
+                    listing.beside(line);
                 } else {
                     for &t in listing.rotations {
-                        listing.still_gotos.list(line.push(t), out);
+                        listing.out.add_push(line.push(t), listing.still_id);
                     }
                 }
             }
@@ -412,7 +322,7 @@ pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut 
 impl Listing<'_> {
     /// The pushes of a line beside the walk (no walked cell on it, some next to it): the walk
     /// stays, and grows where a pushed tile meets a walked cell open towards it.
-    fn beside(&mut self, line: Line, out: &mut Vec<Action>) {
+    fn beside(&mut self, line: Line) {
         let (c, k) = (line.c, line.k);
         let len = if c == 0 {
             self.grid.width
@@ -432,7 +342,7 @@ impl Listing<'_> {
             let meets = from_before & line.shifted(before, len, t & open_before != 0)
                 | from_after & line.shifted(after, len, t & open_after != 0);
             if meets == 0 {
-                self.still_gotos.list(push, out);
+                self.out.add_push(push, self.still_id);
                 continue;
             }
             let entered = self.grid.push_closed(c, line.p, k);
@@ -449,15 +359,15 @@ impl Listing<'_> {
             }
             let cells = self.grid.walk_on(&self.still, starts);
             self.grid.restore(self.tiles, c, k);
-            self.gotos.set(&cells);
-            self.gotos.list(push, out);
+            let id = self.out.add_cells(&cells);
+            self.out.add_push(push, id);
         }
     }
 
     /// The pushes of a line across the walk, one per rotation: the line walked once with the
     /// inserted cell closed, and for each rotation the cells the inserted tile joins to that
     /// walk.
-    fn across(&mut self, line: Line, out: &mut Vec<Action>) {
+    fn across(&mut self, line: Line) {
         let grid = &mut self.grid;
         let (w, h) = (grid.width, grid.height);
         let Line { c, p, k } = line;
@@ -471,7 +381,7 @@ impl Listing<'_> {
         } else {
             grid.walk(princess)
         };
-        self.base_gotos.set(&base);
+        let base_id = self.out.add_cells(&base);
         // The cells reached from each neighbour of the inserted cell, walked when first needed.
         let mut around: [Option<Cells>; 4] = [None; 4];
         for &t in self.rotations {
@@ -483,7 +393,7 @@ impl Listing<'_> {
                 on_entered || (0..4).any(|d| joined[d] && base.contains(neighbour(d)));
             grid.tiles[entered] = 0;
             if !reaches_entered {
-                self.base_gotos.list(push, out);
+                self.out.add_push(push, base_id);
                 continue;
             }
             let mut cells = base;
@@ -494,8 +404,8 @@ impl Listing<'_> {
                     cells.union(around[d].get_or_insert_with(|| grid.walk(j)));
                 }
             }
-            self.gotos.set(&cells);
-            self.gotos.list(push, out);
+            let id = self.out.add_cells(&cells);
+            self.out.add_push(push, id);
         }
         grid.restore(self.tiles, c, k);
     }
@@ -505,7 +415,7 @@ impl Listing<'_> {
 mod tests {
     use rand::{Rng, SeedableRng};
 
-    use super::super::{Cell, Labyrinth, push_tiles, reach};
+    use super::super::{Action, Cell, Labyrinth, LegalSet, push_tiles, reach};
     use super::*;
     use crate::Game;
 
@@ -560,12 +470,19 @@ mod tests {
         )
     }
 
-    /// Plays random listed turns of `game`, comparing the listing with the plain one each ply.
+    /// Plays random listed turns of `game`, comparing the listing with the plain one each ply,
+    /// and the legal set's count and every action it picks with the listing.
     fn agree_along(mut game: Labyrinth, rng: &mut impl Rng) {
         let mut actions = Vec::new();
+        let mut set = LegalSet::new();
         while game.to_move().is_some() {
             game.legal_actions(&mut actions);
             assert_eq!(actions, plain(&game), "{:?}", game.tiles());
+            game.legal_set(&mut set);
+            assert_eq!(set.len(), actions.len());
+            let picked: Vec<Action> = (0..set.len()).filter_map(|i| set.nth(i)).collect();
+            assert_eq!(picked, actions);
+            assert_eq!(set.nth(set.len()), None);
             game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
         }
     }

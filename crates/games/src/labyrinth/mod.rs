@@ -12,6 +12,7 @@
 //! refused, with the MESSAGE code the player reads next turn; see [`Action`].
 
 pub mod board;
+pub mod legal_set;
 pub mod level;
 mod listing;
 mod record;
@@ -20,6 +21,7 @@ mod wire;
 pub use board::{
     MAX_CELLS, Push, Reach, class_of, push_tiles, pushed_cell, reach, rot, same_class,
 };
+pub use legal_set::LegalSet;
 pub use level::{Level, MAX_SEATS, SplitMix64};
 pub use record::{ActionRecord, PushRecord, SettingsRecord, Snapshot, TurnKind};
 pub use wire::{Init, LabyrinthClient, REPLY_LIMIT, parse_action};
@@ -553,6 +555,19 @@ impl Labyrinth {
         }
     }
 
+    /// Fills `set` with the legal actions of the seat on turn: the actions
+    /// [`Game::legal_actions`] lists, in the same order, as each valid push with the cells
+    /// reachable after it. Empty when the match is over.
+    pub fn legal_set(&self, set: &mut LegalSet) {
+        if self.end.is_some() {
+            set.clear();
+            return;
+        }
+        let s = self.seat_on_turn();
+        let at = self.positions[s] as usize;
+        listing::list(&self.tiles, &self.level, at, self.extras[s], set);
+    }
+
     /// Plays `push` for the seat on turn, assumed valid: the line moves, princesses and active
     /// displays on it move with their tiles, the fallen tile becomes the seat's extra.
     pub fn apply_push(&mut self, push: Push) {
@@ -754,9 +769,14 @@ impl Game for Labyrinth {
         if self.end.is_some() {
             return;
         }
-        let s = self.seat_on_turn();
-        let at = self.positions[s] as usize;
-        listing::list(&self.tiles, &self.level, at, self.extras[s], out);
+        thread_local! {
+            // Kept between calls: listing into a fresh set would allocate every ply.
+            static SET: std::cell::RefCell<LegalSet> = std::cell::RefCell::new(LegalSet::new());
+        }
+        SET.with_borrow_mut(|set| {
+            self.legal_set(set);
+            set.actions(out);
+        });
     }
 
     fn check(&self, action: Action) -> Result<(), Illegal> {
