@@ -262,9 +262,11 @@ fn match_thread<'scope>(
     uploads: Option<Arc<ReplayStore>>,
 ) -> Result<mpsc::Sender<Job>, TournamentError> {
     let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (ready_tx, ready_rx) = mpsc::sync_channel::<()>(1);
     // Out of threads (ulimit -u, memory) is an error of the run, not a panic.
     std::thread::Builder::new()
         .spawn_scoped(scope, move || {
+            let _ = ready_tx.send(());
             for job in job_rx {
                 let outcome = play_and_upload(&job, uploads.as_ref());
                 if results.send((w, job.key, outcome)).is_err() {
@@ -276,6 +278,10 @@ fn match_thread<'scope>(
             what: format!("starting match thread {} of {jobs} (--jobs)", w + 1),
             source,
         })?;
+    // The next thread starts only once this one has set itself up (its thread-locals and
+    // their destructors, which allocate): when the next cannot start because memory ran out,
+    // none is left half started, failing an allocation glibc cannot survive.
+    let _ = ready_rx.recv();
     Ok(job_tx)
 }
 
