@@ -61,6 +61,17 @@ fn close(cells: u32, joins: u32) -> u32 {
     cells
 }
 
+/// Where a pushed copy of a board may differ from it: the rows to put back before the next
+/// push.
+#[derive(Clone, Copy)]
+enum Changed {
+    Nothing,
+    /// A grid row, and the joins above and below it.
+    Row(usize),
+    /// Any row of the board.
+    Board,
+}
+
 /// A board as rows of bits.
 #[derive(Clone, Copy)]
 struct Board {
@@ -116,13 +127,15 @@ impl Board {
     }
 
     /// Makes `self` `board` with `line` pushed and a closed tile entering; returns the column
-    /// and grid row where it entered.
-    fn push_closed(&mut self, board: &Board, line: Line) -> (usize, usize) {
-        let (w, h) = (self.width, self.height);
+    /// and grid row where it entered. `changed` tells the rows where `self` differs from
+    /// `board` before, and after.
+    fn push_closed(&mut self, board: &Board, line: Line, changed: &mut Changed) -> (usize, usize) {
+        let (w, h) = (self.width, self.height.min(ROWS - 2));
         let Line { c, p, k } = line;
         if c == 0 {
-            *self = *board;
+            self.restore(board, *changed);
             let r = k + 1;
+            *changed = Changed::Row(r);
             let full = (1u32 << w) - 1;
             for open in &mut self.open {
                 open[r] = if p == 1 {
@@ -134,20 +147,36 @@ impl Board {
             self.join_row(r);
             (if p == 1 { 0 } else { w - 1 }, r)
         } else {
+            // Every row of the board takes bit `k` from the row before (or after) it, the row
+            // below the board stays closed, and no other row around it is ever changed: every
+            // row that may differ is rewritten. Loops over every row, without bounds to check.
+            *changed = Changed::Board;
             let bit = 1u32 << k;
-            // Rows 1 to `height` take bit `k` from the row before (or after) them; the rows
-            // around the board keep theirs, none.
-            let moved = |r: usize| u32::from((1..=h).contains(&r)) * bit;
             for (open, from) in self.open.iter_mut().zip(&board.open) {
-                open[0] = 0;
-                open[ROWS - 1] = 0;
                 for r in 1..ROWS - 1 {
                     let next = if p == 1 { from[r - 1] } else { from[r + 1] };
-                    open[r] = from[r] & !moved(r) | next & moved(r);
+                    open[r] = from[r] & !bit | next & bit;
                 }
+                open[h + 1] = 0;
             }
             self.join_all();
             (k, if p == 1 { 1 } else { h })
+        }
+    }
+
+    /// Makes `self` `board` again where `changed` says it may differ.
+    fn restore(&mut self, board: &Board, changed: Changed) {
+        match changed {
+            Changed::Nothing => {}
+            Changed::Row(r) => {
+                for (open, from) in self.open.iter_mut().zip(&board.open) {
+                    open[r] = from[r];
+                }
+                self.east_joins[r] = board.east_joins[r];
+                self.south_joins[r - 1] = board.south_joins[r - 1];
+                self.south_joins[r] = board.south_joins[r];
+            }
+            Changed::Board => *self = *board,
         }
     }
 
@@ -171,28 +200,28 @@ impl Board {
         ];
         std::array::from_fn(|b| t >> b & 1 == 1 && neighbour[b] & 1 == 1)
     }
-    /// Grows `cells` by every cell reachable from them and returns how many they are then,
-    /// where every row but `lo..=hi` (grid rows) is closed already: none of its cells is joined
-    /// along the row or to the rows around it to a cell not in `cells`.
-    fn flood(&self, cells: &mut Cells, lo: usize, hi: usize) -> u32 {
+
+    /// Grows `cells` by every cell reachable from them, where every row but `lo..=hi` (grid
+    /// rows) is closed already: none of its cells is joined along the row or to the rows
+    /// around it to a cell not in `cells`.
+    fn flood(&self, cells: &mut Cells, lo: usize, hi: usize) {
         let rows = &mut cells.0;
         let (mut lo, mut hi) = (lo, hi);
         loop {
             (lo, hi) = self.sweep_down(rows, lo, hi);
             if lo > hi {
-                break;
+                return;
             }
             (lo, hi) = self.sweep_up(rows, lo, hi);
             if lo > hi {
-                break;
+                return;
             }
         }
-        cells.len()
     }
 
     /// Closes rows `lo..=hi` downwards, each taking the cells joined to the row above it, and
     /// on as long as the row below gains. Returns the rows that would gain from the row below
-    /// them (empty: `lo > hi`).
+    /// them (none: the first after the last).
     fn sweep_down(&self, rows: &mut Rows, lo: usize, hi: usize) -> (usize, usize) {
         let (mut up_lo, mut up_hi) = (ROWS, 0);
         let mut r = lo;
@@ -238,7 +267,8 @@ impl Board {
     fn walk(&self, from: usize) -> (Cells, u32) {
         let mut cells = Cells::EMPTY;
         cells.insert(from);
-        let count = self.flood(&mut cells, from / STRIDE, from / STRIDE);
+        self.flood(&mut cells, from / STRIDE, from / STRIDE);
+        let count = cells.len();
         (cells, count)
     }
 
@@ -294,6 +324,8 @@ struct Listing<'a> {
     board: Board,
     /// The board with the line being listed pushed.
     pushed: Board,
+    /// Where `pushed` differs from `board`.
+    changed: Changed,
     /// The princess's cell, index `y * width + x`.
     at: usize,
     /// The rotations of the extra tile, ascending.
@@ -317,6 +349,7 @@ pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut 
     let mut listing = Listing {
         board,
         pushed: board,
+        changed: Changed::Nothing,
         at,
         rotations: &rotations[..count],
         still,
@@ -393,7 +426,9 @@ impl Listing<'_> {
     /// The walk after pushing `line` with `t` entering, where the cells `meets` along the line
     /// are the ones it meets.
     fn grow(&mut self, line: Line, t: u8, meets: u32) -> (Cells, u32) {
-        let (x, r) = self.pushed.push_closed(&self.board, line);
+        let (x, r) = self
+            .pushed
+            .push_closed(&self.board, line, &mut self.changed);
         self.pushed.set_tile(x, r, t);
         let mut cells = self.still;
         let (lo, hi) = if line.c == 0 {
@@ -410,7 +445,8 @@ impl Listing<'_> {
                 32 - meets.leading_zeros() as usize,
             )
         };
-        let count = self.pushed.flood(&mut cells, lo, hi);
+        self.pushed.flood(&mut cells, lo, hi);
+        let count = cells.len();
         (cells, count)
     }
 
@@ -419,7 +455,9 @@ impl Listing<'_> {
     /// walk.
     fn across(&mut self, line: Line) {
         let (w, h) = (self.board.width, self.board.height);
-        let (x, r) = self.pushed.push_closed(&self.board, line);
+        let (x, r) = self
+            .pushed
+            .push_closed(&self.board, line, &mut self.changed);
         let entered = r * STRIDE + x;
         let (px, py) = pushed_cell(w, h, line.push(0), self.at % w, self.at / w);
         let princess = grid_index(px, py);
@@ -437,8 +475,11 @@ impl Listing<'_> {
         for &t in self.rotations {
             let push = line.push(t);
             let joined = self.pushed.joined(x, r, t);
-            let reaches_entered =
-                on_entered || (0..4).any(|d| joined[d] && base.contains(neighbours[d]));
+            // Without branches on the board: which of them go is as good as random.
+            let reaches_entered = on_entered
+                | (0..4).fold(false, |reaches, d| {
+                    reaches | joined[d] & base.contains(neighbours[d])
+                });
             if !reaches_entered {
                 self.out.add_push(push, base_id);
                 continue;
