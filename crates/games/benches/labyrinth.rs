@@ -2,10 +2,10 @@
 //! in plies per second; every ply lists each valid push with every cell reachable after it),
 //! the same playouts picking from a `LegalSet` (counted, one action made: the loop of
 //! `arbiter bench labyrinth`), one flood fill, the legal set of the start position, and the
-//! legal actions of the start position and of positions along a random
-//! match (where pushes on lines clear of the princess's cells reuse one walk), on the level as
-//! generated and on the same level with three tiles in four turned into crosses (the princess
-//! reaches most of the board: long walks, every line crossing them).
+//! legal actions of the start position and of positions along a random match, listed and
+//! counted in a legal set (where pushes on lines clear of the princess's cells reuse one walk),
+//! on the level as generated and on the same level with three tiles in four turned into crosses
+//! (the princess reaches most of the board: long walks, every line crossing them).
 
 use std::hint::black_box;
 
@@ -142,6 +142,7 @@ fn bench_legal_actions_along(c: &mut Criterion) {
             mostly_crosses(),
         ),
     ];
+    let mut set = LegalSet::new();
     for (name, level) in levels {
         let positions = along_a_match(level);
         group.throughput(Throughput::Elements(positions.len() as u64));
@@ -152,6 +153,20 @@ fn bench_legal_actions_along(c: &mut Criterion) {
                     .map(|game| {
                         game.legal_actions(&mut actions);
                         actions.len()
+                    })
+                    .sum::<usize>()
+            })
+        });
+        // The same positions counted in a legal set: the walks and the listing without writing
+        // the actions.
+        let name = name.replace("legal_actions", "legal_set");
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                positions
+                    .iter()
+                    .map(|game| {
+                        game.legal_set(&mut set);
+                        set.len()
                     })
                     .sum::<usize>()
             })

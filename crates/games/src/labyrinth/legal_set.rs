@@ -11,11 +11,6 @@ use super::{Action, MAX_CELLS};
 pub(super) const STRIDE: usize = 32;
 /// Grid rows: the tallest board (20) and a closed row above and below it.
 pub(super) const ROWS: usize = 22;
-/// Cells of the grid.
-pub(super) const GRID: usize = STRIDE * ROWS;
-/// Words of a [`Cells`] set.
-pub(super) const WORDS: usize = GRID / 64;
-
 /// The grid index of board cell `(x, y)`: rows of [`STRIDE`] cells below a closed row.
 pub(super) const fn grid_index(x: usize, y: usize) -> usize {
     (y + 1) * STRIDE + x
@@ -26,20 +21,36 @@ const fn board_cell(i: usize) -> (u8, u8) {
     ((i % STRIDE) as u8, (i / STRIDE - 1) as u8)
 }
 
-/// A set of grid cells. Ascending grid index is ascending by y, then x, the order of the listed
-/// GOTOs.
+/// The cells of one grid row as bits, bit `x` for column `x`: 1s from one to eight in each byte
+/// summed into that byte, so that rows can be added up before the bytes are (a popcount
+/// without the instruction, which the x86-64 baseline lacks).
+pub(super) const fn byte_counts(row: u32) -> u32 {
+    let pairs = row - (row >> 1 & 0x5555_5555);
+    let nibbles = (pairs & 0x3333_3333) + (pairs >> 2 & 0x3333_3333);
+    (nibbles + (nibbles >> 4)) & 0x0f0f_0f0f
+}
+
+/// The total of the four bytes of `bytes` (each a sum of [`byte_counts`], at most 255),
+/// which may be more than a byte holds.
+pub(super) const fn sum_bytes(bytes: u32) -> u32 {
+    let halves = (bytes & 0x00ff_00ff) + (bytes >> 8 & 0x00ff_00ff);
+    (halves + (halves >> 16)) & 0xffff
+}
+
+/// A set of grid cells as rows of bits: `rows[r]` bit `x` is grid index `r * STRIDE + x`.
+/// Ascending grid index is ascending by y, then x, the order of the listed GOTOs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) struct Cells(pub(super) [u64; WORDS]);
+pub(super) struct Cells(pub(super) [u32; ROWS]);
 
 impl Cells {
-    pub(super) const EMPTY: Cells = Cells([0; WORDS]);
+    pub(super) const EMPTY: Cells = Cells([0; ROWS]);
 
     pub(super) fn contains(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
+        self.0[i / STRIDE] >> (i % STRIDE) & 1 == 1
     }
 
     pub(super) fn insert(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
+        self.0[i / STRIDE] |= 1 << (i % STRIDE);
     }
 
     pub(super) fn union(&mut self, other: &Cells) {
@@ -48,32 +59,27 @@ impl Cells {
         }
     }
 
-    fn len(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
+    /// The number of cells (at most 400: the byte sums of 20 rows stay below 256).
+    pub(super) fn len(&self) -> u32 {
+        sum_bytes(self.0.iter().map(|&row| byte_counts(row)).sum())
     }
 
     /// The board rows and the board columns holding a cell of the set, as bit sets.
     pub(super) fn lines(&self) -> (u32, u32) {
-        let (mut rows, mut columns) = (0u64, 0u32);
-        for (i, &word) in self.0.iter().enumerate() {
-            // Word i holds grid rows 2i and 2i + 1, board rows 2i - 1 and 2i.
-            let halves = [word as u32, (word >> 32) as u32];
-            for (half, bits) in halves.into_iter().enumerate() {
-                if bits != 0 {
-                    rows |= 1 << (2 * i + half);
-                    columns |= bits;
-                }
-            }
+        let (mut rows, mut columns) = (0u32, 0u32);
+        for (r, &bits) in self.0.iter().enumerate().skip(1) {
+            rows |= u32::from(bits != 0) << (r - 1);
+            columns |= bits;
         }
-        ((rows >> 1) as u32, columns)
+        (rows, columns)
     }
 
     /// Calls `f` with every cell of the set, ascending.
     pub(super) fn for_each(&self, mut f: impl FnMut(usize)) {
-        for (i, &word) in self.0.iter().enumerate() {
-            let mut bits = word;
+        for (r, &row) in self.0.iter().enumerate() {
+            let mut bits = row;
             while bits != 0 {
-                f(i * 64 + bits.trailing_zeros() as usize);
+                f(r * STRIDE + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
             }
         }
@@ -81,14 +87,14 @@ impl Cells {
 
     /// The `n`th cell of the set, ascending; `n` below [`Cells::len`].
     fn nth(&self, mut n: u32) -> Option<usize> {
-        for (i, &word) in self.0.iter().enumerate() {
-            let ones = word.count_ones();
+        for (r, &row) in self.0.iter().enumerate() {
+            let ones = sum_bytes(byte_counts(row));
             if n < ones {
-                let mut bits = word;
+                let mut bits = row;
                 for _ in 0..n {
                     bits &= bits - 1;
                 }
-                return Some(i * 64 + bits.trailing_zeros() as usize);
+                return Some(r * STRIDE + bits.trailing_zeros() as usize);
             }
             n -= ones;
         }
@@ -180,10 +186,11 @@ impl LegalSet {
         self.len = 0;
     }
 
-    /// Keeps `cells` for pushes to name; returns their index.
-    pub(super) fn add_cells(&mut self, cells: &Cells) -> u16 {
+    /// Keeps `cells`, `count` of them, for pushes to name; returns their index.
+    pub(super) fn add_cells(&mut self, cells: &Cells, count: u32) -> u16 {
+        debug_assert_eq!(count, cells.len());
         self.cells.push(*cells);
-        self.counts.push(cells.len());
+        self.counts.push(count);
         (self.cells.len() - 1) as u16
     }
 

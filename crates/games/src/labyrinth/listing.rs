@@ -5,9 +5,11 @@
 //! A ply lists over a thousand actions, and random playouts and searches spend most of their
 //! time here, so the listing shares work between pushes:
 //!
-//! - The board is copied once into a [`Grid`]: rows of 32 cells with closed cells all around
-//!   the board, so that a walk needs no border checks and a cell's column and row are bit fields
-//!   of its index. A push moves only its own line of the grid, which is put back afterwards.
+//! - The board is kept as rows of bits, one bit a column: for each side, the tiles open towards
+//!   it, and which neighbours are joined (open towards each other). A walk is a flood fill of
+//!   whole rows: a row's cells spread along the row in a few shifts and masks, and into the rows
+//!   above and below through the joins, rather than a cell at a time (each step of which waits
+//!   on the one before). A push changes the bits of its line only.
 //! - A walk reads only the cells it reaches and their neighbours: a push on a line clear of all
 //!   of them leaves the princess the cells of the unpushed board, found once.
 //! - The pushes of a line crossing those cells differ only in the tile inserted: the line is
@@ -15,219 +17,279 @@
 //!   tile joins to that walk.
 //! - A line beside them (none of them on it, some next to it) leaves them all reachable: the
 //!   walk grows only where a pushed tile meets one of them open towards it, from there.
+//! - The number of cells of each walk is counted with the walk, without a popcount instruction
+//!   (which the x86-64 baseline lacks).
 
 use super::Level;
-use super::board::{EAST, MAX_CELLS, NORTH, Push, SOUTH, WEST, class_of, pushed_cell};
-use super::legal_set::{Cells, GRID, LegalSet, STRIDE, grid_index};
+use super::board::{Push, class_of, pushed_cell};
+use super::legal_set::{Cells, LegalSet, ROWS, STRIDE, grid_index};
 
-/// Places of the tile and mark arrays: the grid rounded up to a power of two, so that an index
-/// masked with `SPAN - 1` needs no bounds check in the walk.
-const SPAN: usize = GRID.next_power_of_two();
-/// Places of the walk's queue: every cell of a board and one spare, rounded up likewise.
-const QUEUE: usize = (MAX_CELLS + 1).next_power_of_two();
-/// Most rows or columns a board has.
-const MAX_SIDE: usize = 20;
+/// One bit a column of each grid row (a board row `y` is grid row `y + 1`; rows 0 and
+/// `height + 1` and up are closed).
+type Rows = [u32; ROWS];
 
-/// The four sides with the step to the neighbour across each and the side facing back.
-const SIDES: [(u8, isize, u8); 4] = [
-    (NORTH, -(STRIDE as isize), SOUTH),
-    (WEST, -1, EAST),
-    (SOUTH, STRIDE as isize, NORTH),
-    (EAST, 1, WEST),
-];
+/// The sides, as the bit numbers of a tile's open sides and indices of [`Board::open`].
+const NORTH: usize = 0;
+const WEST: usize = 1;
+const SOUTH: usize = 2;
+const EAST: usize = 3;
 
-/// The sides of a walk's cells open towards each line, as bit sets along the line: a push of a
-/// line without a cell of the walk joins new cells to it only where they meet one of these.
-struct Faces {
-    /// `from_above[k]`: the columns `x` whose cell `(x, k - 1)` is walked and open south.
-    from_above: [u32; MAX_SIDE],
-    /// `from_below[k]`: the columns `x` whose cell `(x, k + 1)` is walked and open north.
-    from_below: [u32; MAX_SIDE],
-    /// `from_left[k]`: the rows `y` whose cell `(k - 1, y)` is walked and open east.
-    from_left: [u32; MAX_SIDE],
-    /// `from_right[k]`: the rows `y` whose cell `(k + 1, y)` is walked and open west.
-    from_right: [u32; MAX_SIDE],
+/// The four open-side bits of eight tiles at once: bit `b` of each byte of `word` gathered into
+/// one byte, byte `i`'s bit at bit `i`.
+fn gather(word: u64, b: usize) -> u32 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    // The product puts bit 8i at bit 56 + i, and every other partial product at a bit of its
+    // own below 56 or above 63, so no carry reaches the byte kept.
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    ((word >> b & LOW).wrapping_mul(GATHER) >> 56) as u32
 }
 
-impl Faces {
-    fn new(grid: &Grid, cells: &Cells) -> Faces {
-        let mut faces = Faces {
-            from_above: [0; MAX_SIDE],
-            from_below: [0; MAX_SIDE],
-            from_left: [0; MAX_SIDE],
-            from_right: [0; MAX_SIDE],
-        };
-        cells.for_each(|i| {
-            let (x, y) = (i % STRIDE, i / STRIDE - 1);
-            let t = grid.tiles[i];
-            let face = |open: u8, lines: &mut [u32; MAX_SIDE], line: Option<usize>, bit| {
-                if let Some(k) = line.filter(|&k| k < MAX_SIDE && t & open != 0) {
-                    lines[k] |= 1u32 << bit;
-                }
-            };
-            face(SOUTH, &mut faces.from_above, Some(y + 1), x);
-            face(NORTH, &mut faces.from_below, y.checked_sub(1), x);
-            face(EAST, &mut faces.from_left, Some(x + 1), y);
-            face(WEST, &mut faces.from_right, x.checked_sub(1), y);
-        });
-        faces
+/// The cells of a row joined along it to `cells`, where bit `x` of `joins` joins cells `x` and
+/// `x + 1`.
+fn close(cells: u32, joins: u32) -> u32 {
+    // Rightwards by a carry: `runs` holds each cell joined to its left neighbour and the cells
+    // themselves, and adding the cells carries from each through the rest of its run.
+    let runs = joins << 1 | cells;
+    let mut cells = ((runs + cells) ^ runs | cells) & runs;
+    // Leftwards by doubling: `joins` becomes the cells joined to the 2, 4, 8 and 16 cells to
+    // their right (a row has at most 20 cells).
+    let mut joins = joins;
+    for shift in [1, 2, 4, 8, 16] {
+        cells |= cells >> shift & joins;
+        joins &= joins >> shift;
     }
+    cells
 }
 
-/// A board copied into rows of [`STRIDE`] cells, with a closed cell (tile 0) on every side of
-/// the board: cell `(x, y)` is at `(y + 1) * STRIDE + x`.
-struct Grid {
-    tiles: [u8; SPAN],
+/// Where a pushed copy of a board may differ from it: the rows to put back before the next
+/// push.
+#[derive(Clone, Copy)]
+enum Changed {
+    Nothing,
+    /// A grid row, and the joins above and below it.
+    Row(usize),
+    /// Any row of the board.
+    Board,
+}
+
+/// A board as rows of bits.
+#[derive(Clone, Copy)]
+struct Board {
+    /// `open[b][r]`: the cells of grid row `r` whose tile is open towards side `b`.
+    open: [Rows; 4],
+    /// Bit `x` of row `r`: cells `x` and `x + 1` of the row open towards each other.
+    east_joins: Rows,
+    /// Bit `x` of row `r`: cell `x` of the row and the cell below it open towards each other.
+    south_joins: Rows,
     width: usize,
     height: usize,
-    /// The cells a walk has met, in the order met (one spare place: every cell met and a
-    /// neighbour written past them).
-    queue: [u16; QUEUE],
-    /// `stamp` on the cells the current walk has met.
-    marks: [u16; SPAN],
-    /// The current walk's number.
-    stamp: u16,
 }
 
-impl Grid {
-    fn new(tiles: &[u8], width: usize, height: usize) -> Grid {
-        let mut grid = Grid {
-            tiles: [0; SPAN],
+impl Board {
+    fn new(tiles: &[u8], width: usize, height: usize) -> Board {
+        let mut board = Board {
+            open: [[0; ROWS]; 4],
+            east_joins: [0; ROWS],
+            south_joins: [0; ROWS],
             width,
             height,
-            queue: [0; QUEUE],
-            marks: [0; SPAN],
-            stamp: 0,
         };
-        for y in 0..height {
-            grid.restore_row(tiles, y);
+        for (y, row) in tiles.chunks_exact(width).enumerate() {
+            for (c, chunk) in row.chunks(8).enumerate() {
+                let mut bytes = [0u8; 8];
+                bytes[..chunk.len()].copy_from_slice(chunk);
+                let word = u64::from_le_bytes(bytes);
+                for (b, open) in board.open.iter_mut().enumerate() {
+                    open[y + 1] |= gather(word, b) << (8 * c);
+                }
+            }
         }
-        grid
+        board.join_all();
+        board
     }
 
-    fn index(x: usize, y: usize) -> usize {
-        grid_index(x, y)
-    }
-
-    fn restore_row(&mut self, tiles: &[u8], y: usize) {
-        let w = self.width;
-        let at = Grid::index(0, y);
-        self.tiles[at..at + w].copy_from_slice(&tiles[y * w..(y + 1) * w]);
-    }
-
-    fn restore_column(&mut self, tiles: &[u8], x: usize) {
-        for y in 0..self.height {
-            self.tiles[Grid::index(x, y)] = tiles[y * self.width + x];
+    fn join_all(&mut self) {
+        let [north, west, south, east] = &self.open;
+        for r in 0..ROWS {
+            self.east_joins[r] = east[r] & west[r] >> 1;
+        }
+        for r in 0..ROWS - 1 {
+            self.south_joins[r] = south[r] & north[r + 1];
         }
     }
 
-    /// Puts line `c`, `k` back as it is in `tiles`, undoing [`Grid::push_closed`].
-    fn restore(&mut self, tiles: &[u8], c: u8, k: usize) {
+    /// The joins of grid row `r` (1 to `height`) after its tiles changed.
+    fn join_row(&mut self, r: usize) {
+        let [north, west, south, east] = &self.open;
+        self.east_joins[r] = east[r] & west[r] >> 1;
+        self.south_joins[r - 1] = south[r - 1] & north[r];
+        self.south_joins[r] = south[r] & north[r + 1];
+    }
+
+    /// Makes `self` `board` with `line` pushed and a closed tile entering; returns the column
+    /// and grid row where it entered. `changed` tells the rows where `self` differs from
+    /// `board` before, and after.
+    fn push_closed(&mut self, board: &Board, line: Line, changed: &mut Changed) -> (usize, usize) {
+        let (w, h) = (self.width, self.height.min(ROWS - 2));
+        let Line { c, p, k } = line;
         if c == 0 {
-            self.restore_row(tiles, k)
+            self.restore(board, *changed);
+            let r = k + 1;
+            *changed = Changed::Row(r);
+            let full = (1u32 << w) - 1;
+            for open in &mut self.open {
+                open[r] = if p == 1 {
+                    open[r] << 1 & full
+                } else {
+                    open[r] >> 1
+                };
+            }
+            self.join_row(r);
+            (if p == 1 { 0 } else { w - 1 }, r)
         } else {
-            self.restore_column(tiles, k)
-        }
-    }
-
-    /// Pushes line `c`, `k` towards `p` with a closed cell entering; returns where it entered.
-    fn push_closed(&mut self, c: u8, p: u8, k: usize) -> usize {
-        let (w, h) = (self.width, self.height);
-        let entered = match (c, p) {
-            (0, 1) => {
-                let at = Grid::index(0, k);
-                self.tiles.copy_within(at..at + w - 1, at + 1);
-                at
-            }
-            (0, _) => {
-                let at = Grid::index(0, k);
-                self.tiles.copy_within(at + 1..at + w, at);
-                at + w - 1
-            }
-            (_, 1) => {
-                for y in (1..h).rev() {
-                    self.tiles[Grid::index(k, y)] = self.tiles[Grid::index(k, y - 1)];
+            // Every row of the board takes bit `k` from the row before (or after) it, the row
+            // below the board stays closed, and no other row around it is ever changed: every
+            // row that may differ is rewritten. Loops over every row, without bounds to check.
+            *changed = Changed::Board;
+            let bit = 1u32 << k;
+            for (open, from) in self.open.iter_mut().zip(&board.open) {
+                for r in 1..ROWS - 1 {
+                    let next = if p == 1 { from[r - 1] } else { from[r + 1] };
+                    open[r] = from[r] & !bit | next & bit;
                 }
-                Grid::index(k, 0)
+                open[h + 1] = 0;
             }
-            _ => {
-                for y in 0..h - 1 {
-                    self.tiles[Grid::index(k, y)] = self.tiles[Grid::index(k, y + 1)];
+            self.join_all();
+            (k, if p == 1 { 1 } else { h })
+        }
+    }
+
+    /// Makes `self` `board` again where `changed` says it may differ.
+    fn restore(&mut self, board: &Board, changed: Changed) {
+        match changed {
+            Changed::Nothing => {}
+            Changed::Row(r) => {
+                for (open, from) in self.open.iter_mut().zip(&board.open) {
+                    open[r] = from[r];
                 }
-                Grid::index(k, h - 1)
+                self.east_joins[r] = board.east_joins[r];
+                self.south_joins[r - 1] = board.south_joins[r - 1];
+                self.south_joins[r] = board.south_joins[r];
             }
-        };
-        self.tiles[entered] = 0;
-        entered
-    }
-
-    /// Whether the tile at `i`, open towards `side` (one of [`SIDES`]), meets an open side there.
-    fn joins(&self, i: usize, (side, step, back): (u8, isize, u8)) -> bool {
-        let j = i.wrapping_add_signed(step);
-        (self.tiles[i & (SPAN - 1)] & side != 0) & (self.tiles[j & (SPAN - 1)] & back != 0)
-    }
-
-    /// The cells reachable from `from` through open sides facing each other.
-    fn walk(&mut self, from: usize) -> Cells {
-        self.queue[0] = from as u16;
-        self.walk_on(&Cells::EMPTY, 1)
-    }
-
-    /// `seen` with the cells reachable from the first `starts` cells of the queue and not
-    /// through a cell of `seen`.
-    fn walk_on(&mut self, seen: &Cells, starts: usize) -> Cells {
-        if self.stamp == u16::MAX {
-            self.marks = [0; SPAN];
-            self.stamp = 0;
+            Changed::Board => *self = *board,
         }
-        self.stamp += 1;
-        let stamp = self.stamp;
-        seen.for_each(|i| self.marks[i & (SPAN - 1)] = stamp);
-        for &i in &self.queue[..starts] {
-            self.marks[i as usize] = stamp;
+    }
+
+    /// Puts tile `t` at column `x` of grid row `r`.
+    fn set_tile(&mut self, x: usize, r: usize, t: u8) {
+        for (b, open) in self.open.iter_mut().enumerate() {
+            open[r] = open[r] & !(1 << x) | u32::from(t >> b & 1) << x;
         }
-        // Without branches on the tiles, which a random board makes unpredictable: every
-        // neighbour is written to the queue, and kept (the end moved past it) when it joins.
-        // Marks rather than a bit set tell the cells met, so that each side's test waits for
-        // no other's.
-        let (mut head, mut end) = (0, starts);
-        while head < end {
-            let i = self.queue[head & (QUEUE - 1)] as usize;
-            head += 1;
-            for side in SIDES {
-                let j = i.wrapping_add_signed(side.1) & (SPAN - 1);
-                let new = self.joins(i, side) & (self.marks[j] != stamp);
-                self.marks[j] = if new { stamp } else { self.marks[j] };
-                self.queue[end & (QUEUE - 1)] = j as u16;
-                end += usize::from(new);
+        self.join_row(r);
+    }
+
+    /// Whether tile `t`, entered at column `x` of grid row `r` (closed on the board), joins
+    /// each neighbour: north, west, south, east.
+    fn joined(&self, x: usize, r: usize, t: u8) -> [bool; 4] {
+        let [north, west, south, east] = &self.open;
+        let neighbour = [
+            south[r - 1] >> x,
+            east[r] << 1 >> x,
+            north[r + 1] >> x,
+            west[r] >> (x + 1),
+        ];
+        std::array::from_fn(|b| t >> b & 1 == 1 && neighbour[b] & 1 == 1)
+    }
+
+    /// Grows `cells` by every cell reachable from them, where every row but `lo..=hi` (grid
+    /// rows) is closed already: none of its cells is joined along the row or to the rows
+    /// around it to a cell not in `cells`.
+    fn flood(&self, cells: &mut Cells, lo: usize, hi: usize) {
+        let rows = &mut cells.0;
+        let (mut lo, mut hi) = (lo, hi);
+        loop {
+            (lo, hi) = self.sweep_down(rows, lo, hi);
+            if lo > hi {
+                return;
+            }
+            (lo, hi) = self.sweep_up(rows, lo, hi);
+            if lo > hi {
+                return;
             }
         }
-        let mut cells = *seen;
-        for &i in &self.queue[..end] {
-            cells.insert(i as usize);
-        }
-        cells
     }
 
-    /// The open sides of line `c`, `k` towards its neighbouring lines, as bit sets along it:
-    /// north and south for a row, west and east for a column.
-    fn sides_across(&self, c: u8, k: usize) -> (u32, u32) {
-        let (mut before, mut after) = (0, 0);
-        let (cells, across) = if c == 0 {
-            (self.width, (NORTH, SOUTH))
-        } else {
-            (self.height, (WEST, EAST))
-        };
-        for n in 0..cells {
-            let t = self.tiles[if c == 0 {
-                Grid::index(n, k)
-            } else {
-                Grid::index(k, n)
-            }];
-            before |= u32::from(t & across.0 != 0) << n;
-            after |= u32::from(t & across.1 != 0) << n;
+    /// Closes rows `lo..=hi` downwards, each taking the cells joined to the row above it, and
+    /// on as long as the row below gains. Returns the rows that would gain from the row below
+    /// them (none: the first after the last).
+    fn sweep_down(&self, rows: &mut Rows, lo: usize, hi: usize) -> (usize, usize) {
+        let (mut up_lo, mut up_hi) = (ROWS, 0);
+        let mut r = lo;
+        loop {
+            let row = close(
+                rows[r] | rows[r - 1] & self.south_joins[r - 1],
+                self.east_joins[r],
+            );
+            rows[r] = row;
+            if row & self.south_joins[r - 1] & !rows[r - 1] != 0 {
+                up_lo = up_lo.min(r - 1);
+                up_hi = r - 1;
+            }
+            if r >= hi && row & self.south_joins[r] & !rows[r + 1] == 0 {
+                return (up_lo, up_hi);
+            }
+            r += 1;
         }
-        (before, after)
+    }
+
+    /// [`Board::sweep_down`] upwards, from `hi`.
+    fn sweep_up(&self, rows: &mut Rows, lo: usize, hi: usize) -> (usize, usize) {
+        let (mut down_lo, mut down_hi) = (ROWS, 0);
+        let mut r = hi;
+        loop {
+            let row = close(
+                rows[r] | rows[r + 1] & self.south_joins[r],
+                self.east_joins[r],
+            );
+            rows[r] = row;
+            if row & self.south_joins[r] & !rows[r + 1] != 0 {
+                down_lo = r + 1;
+                down_hi = down_hi.max(r + 1);
+            }
+            if r <= lo && row & self.south_joins[r - 1] & !rows[r - 1] == 0 {
+                return (down_lo, down_hi);
+            }
+            r -= 1;
+        }
+    }
+
+    /// The cells reachable from grid index `from`, and how many.
+    fn walk(&self, from: usize) -> (Cells, u32) {
+        let mut cells = Cells::EMPTY;
+        cells.insert(from);
+        self.flood(&mut cells, from / STRIDE, from / STRIDE);
+        let count = cells.len();
+        (cells, count)
+    }
+
+    /// Bit `y` of each: the tile at `(k, y)` open west, open east; the tile at `(k - 1, y)`
+    /// open east and in `cells`; the tile at `(k + 1, y)` open west and in `cells`.
+    fn column_sides(&self, cells: &Cells, k: usize) -> [u32; 4] {
+        let (west, east) = (&self.open[WEST], &self.open[EAST]);
+        let mut sides = [0; 4];
+        for y in 0..self.height {
+            let r = y + 1;
+            let bits = [
+                west[r] >> k,
+                east[r] >> k,
+                (cells.0[r] & east[r]) << 1 >> k,
+                (cells.0[r] & west[r]) >> (k + 1),
+            ];
+            for (side, bit) in sides.iter_mut().zip(bits) {
+                *side |= (bit & 1) << y;
+            }
+        }
+        sides
     }
 }
 
@@ -257,10 +319,13 @@ impl Line {
 }
 
 /// What the pushes of one ply share: the board, the cells the princess walks to on it unpushed,
-/// and the GOTO lists being written.
+/// and the legal set being filled.
 struct Listing<'a> {
-    tiles: &'a [u8],
-    grid: Grid,
+    board: Board,
+    /// The board with the line being listed pushed.
+    pushed: Board,
+    /// Where `pushed` differs from `board`.
+    changed: Changed,
     /// The princess's cell, index `y * width + x`.
     at: usize,
     /// The rotations of the extra tile, ascending.
@@ -268,7 +333,6 @@ struct Listing<'a> {
     still: Cells,
     /// The index of `still` in `out`.
     still_id: u16,
-    faces: Faces,
     out: &'a mut LegalSet,
 }
 
@@ -278,14 +342,14 @@ struct Listing<'a> {
 pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut LegalSet) {
     let (w, h) = (level.width, level.height);
     let (rotations, count) = class_of(extra);
-    let mut grid = Grid::new(tiles, w, h);
-    let still = grid.walk(Grid::index(at % w, at / w));
+    let board = Board::new(tiles, w, h);
+    let (still, still_count) = board.walk(grid_index(at % w, at / w));
     out.clear();
-    let still_id = out.add_cells(&still);
+    let still_id = out.add_cells(&still, still_count);
     let mut listing = Listing {
-        tiles,
-        faces: Faces::new(&grid, &still),
-        grid,
+        board,
+        pushed: board,
+        changed: Changed::Nothing,
         at,
         rotations: &rotations[..count],
         still,
@@ -323,75 +387,99 @@ impl Listing<'_> {
     /// The pushes of a line beside the walk (no walked cell on it, some next to it): the walk
     /// stays, and grows where a pushed tile meets a walked cell open towards it.
     fn beside(&mut self, line: Line) {
-        let (c, k) = (line.c, line.k);
-        let len = if c == 0 {
-            self.grid.width
+        let (board, still) = (&self.board, &self.still);
+        let k = line.k;
+        // Along the line: its tiles open towards the walk's side before it and after it, and
+        // the walked cells there open towards the line.
+        let (len, [before, after, from_before, from_after]) = if line.c == 0 {
+            let r = k + 1;
+            let open = &board.open;
+            let sides = [
+                open[NORTH][r],
+                open[SOUTH][r],
+                still.0[r - 1] & open[SOUTH][r - 1],
+                still.0[r + 1] & open[NORTH][r + 1],
+            ];
+            (board.width, sides)
         } else {
-            self.grid.height
+            (board.height, board.column_sides(still, k))
         };
-        let (before, after) = self.grid.sides_across(c, k);
-        let faces = &self.faces;
-        let (from_before, from_after) = if c == 0 {
-            (faces.from_above[k], faces.from_below[k])
+        let (open_before, open_after) = if line.c == 0 {
+            (NORTH, SOUTH)
         } else {
-            (faces.from_left[k], faces.from_right[k])
+            (WEST, EAST)
         };
-        let (open_before, open_after) = if c == 0 { (NORTH, SOUTH) } else { (WEST, EAST) };
         for &t in self.rotations {
             let push = line.push(t);
-            let meets = from_before & line.shifted(before, len, t & open_before != 0)
-                | from_after & line.shifted(after, len, t & open_after != 0);
+            let meets = from_before & line.shifted(before, len, t >> open_before & 1 == 1)
+                | from_after & line.shifted(after, len, t >> open_after & 1 == 1);
             if meets == 0 {
                 self.out.add_push(push, self.still_id);
                 continue;
             }
-            let entered = self.grid.push_closed(c, line.p, k);
-            self.grid.tiles[entered] = t;
-            let mut starts = 0;
-            for n in (0..len).filter(|n| meets >> n & 1 == 1) {
-                let i = if c == 0 {
-                    Grid::index(n, k)
-                } else {
-                    Grid::index(k, n)
-                };
-                self.grid.queue[starts] = i as u16;
-                starts += 1;
-            }
-            let cells = self.grid.walk_on(&self.still, starts);
-            self.grid.restore(self.tiles, c, k);
-            let id = self.out.add_cells(&cells);
+            let (cells, count) = self.grow(line, t, meets);
+            let id = self.out.add_cells(&cells, count);
             self.out.add_push(push, id);
         }
+    }
+
+    /// The walk after pushing `line` with `t` entering, where the cells `meets` along the line
+    /// are the ones it meets.
+    fn grow(&mut self, line: Line, t: u8, meets: u32) -> (Cells, u32) {
+        let (x, r) = self
+            .pushed
+            .push_closed(&self.board, line, &mut self.changed);
+        self.pushed.set_tile(x, r, t);
+        let mut cells = self.still;
+        let (lo, hi) = if line.c == 0 {
+            cells.0[line.k + 1] |= meets;
+            (line.k + 1, line.k + 1)
+        } else {
+            let mut bits = meets;
+            while bits != 0 {
+                cells.0[bits.trailing_zeros() as usize + 1] |= 1 << line.k;
+                bits &= bits - 1;
+            }
+            (
+                meets.trailing_zeros() as usize + 1,
+                32 - meets.leading_zeros() as usize,
+            )
+        };
+        self.pushed.flood(&mut cells, lo, hi);
+        let count = cells.len();
+        (cells, count)
     }
 
     /// The pushes of a line across the walk, one per rotation: the line walked once with the
     /// inserted cell closed, and for each rotation the cells the inserted tile joins to that
     /// walk.
     fn across(&mut self, line: Line) {
-        let grid = &mut self.grid;
-        let (w, h) = (grid.width, grid.height);
-        let Line { c, p, k } = line;
-        let entered = grid.push_closed(c, p, k);
+        let (w, h) = (self.board.width, self.board.height);
+        let (x, r) = self
+            .pushed
+            .push_closed(&self.board, line, &mut self.changed);
+        let entered = r * STRIDE + x;
         let (px, py) = pushed_cell(w, h, line.push(0), self.at % w, self.at / w);
-        let princess = Grid::index(px, py);
+        let princess = grid_index(px, py);
         // The princess rode out of the board and in again: she stands on the inserted tile.
         let on_entered = princess == entered;
-        let base = if on_entered {
-            Cells::EMPTY
+        let (base, base_count) = if on_entered {
+            (Cells::EMPTY, 0)
         } else {
-            grid.walk(princess)
+            self.pushed.walk(princess)
         };
-        let base_id = self.out.add_cells(&base);
+        let base_id = self.out.add_cells(&base, base_count);
+        let neighbours = [entered - STRIDE, entered - 1, entered + STRIDE, entered + 1];
         // The cells reached from each neighbour of the inserted cell, walked when first needed.
         let mut around: [Option<Cells>; 4] = [None; 4];
         for &t in self.rotations {
             let push = line.push(t);
-            grid.tiles[entered] = t;
-            let joined: [bool; 4] = std::array::from_fn(|d| grid.joins(entered, SIDES[d]));
-            let neighbour = |d: usize| entered.wrapping_add_signed(SIDES[d].1);
-            let reaches_entered =
-                on_entered || (0..4).any(|d| joined[d] && base.contains(neighbour(d)));
-            grid.tiles[entered] = 0;
+            let joined = self.pushed.joined(x, r, t);
+            // Without branches on the board: which of them go is as good as random.
+            let reaches_entered = on_entered
+                | (0..4).fold(false, |reaches, d| {
+                    reaches | joined[d] & base.contains(neighbours[d])
+                });
             if !reaches_entered {
                 self.out.add_push(push, base_id);
                 continue;
@@ -399,15 +487,14 @@ impl Listing<'_> {
             let mut cells = base;
             cells.insert(entered);
             for d in (0..4).filter(|&d| joined[d]) {
-                let j = neighbour(d);
+                let j = neighbours[d];
                 if !base.contains(j) {
-                    cells.union(around[d].get_or_insert_with(|| grid.walk(j)));
+                    cells.union(around[d].get_or_insert_with(|| self.pushed.walk(j).0));
                 }
             }
-            let id = self.out.add_cells(&cells);
+            let id = self.out.add_cells(&cells, cells.len());
             self.out.add_push(push, id);
         }
-        grid.restore(self.tiles, c, k);
     }
 }
 
@@ -484,6 +571,53 @@ mod tests {
             assert_eq!(picked, actions);
             assert_eq!(set.nth(set.len()), None);
             game.apply_unchecked(actions[rng.random_range(0..actions.len())]);
+        }
+    }
+
+    /// `cells` spread along a row one join at a time, until nothing changes.
+    fn close_plainly(mut cells: u32, joins: u32) -> u32 {
+        loop {
+            let next = cells | (cells & joins) << 1 | cells >> 1 & joins;
+            if next == cells {
+                return cells;
+            }
+            cells = next;
+        }
+    }
+
+    #[test]
+    fn closes_rows_as_spreading_one_join_at_a_time_does() {
+        for joins in 0..1u32 << 7 {
+            for cells in 0..1u32 << 8 {
+                assert_eq!(close(cells, joins), close_plainly(cells, joins));
+            }
+        }
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+        for _ in 0..10_000 {
+            let joins = rng.random_range(0..1u32 << 19);
+            let cells = rng.random_range(0..1u32 << 20) & rng.random_range(0..1u32 << 20);
+            assert_eq!(close(cells, joins), close_plainly(cells, joins));
+        }
+    }
+
+    #[test]
+    fn a_board_holds_each_tile_side_at_its_bit() {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(10);
+        for (width, height) in [(2, 2), (7, 3), (8, 5), (9, 20), (20, 20), (17, 1)] {
+            let tiles: Vec<u8> = (0..width * height)
+                .map(|_| rng.random_range(0..16))
+                .collect();
+            let board = Board::new(&tiles, width, height);
+            for (b, open) in board.open.iter().enumerate() {
+                for (r, &row) in open.iter().enumerate() {
+                    let expected = (0..width)
+                        .filter(|&x| {
+                            (1..=height).contains(&r) && tiles[(r - 1) * width + x] >> b & 1 == 1
+                        })
+                        .fold(0u32, |bits, x| bits | 1 << x);
+                    assert_eq!(row, expected, "side {b}, row {r} of {width}x{height}");
+                }
+            }
         }
     }
 
