@@ -5,7 +5,9 @@
 //! extends each by every valid push, walking to the few reachable cells nearest the target (or
 //! onto it, which scores and turns the plan to the following target). A plan is worth its
 //! points, the earlier the more, less the distance left to its target; the robot plays the
-//! first turn of the best plan of the deepest search completed.
+//! first turn of the best plan of the deepest search completed. It never pushes first, from a
+//! position it has stood in before, a line it pushed first there: that position came back
+//! because its plan was undone.
 //!
 //! Why: `lookahead` weighs two turns and only the cells nearest its target; a target across the
 //! board takes several turns, and the best first step towards it is often not the nearest cell.
@@ -14,6 +16,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
 use arbiter_games::labyrinth::{Action, Labyrinth, Push};
@@ -50,6 +53,14 @@ pub struct Searcher {
     deadline: Option<Instant>,
     pushes: Vec<Push>,
     log: String,
+    /// The lines (c, p, k) it pushed first from each position it has been in this game, by
+    /// [`position_key`]: the same position again means its plan was undone and it is going in
+    /// a circle, so it tries another line.
+    played: HashMap<u64, Vec<(u8, u8, u8)>>,
+    /// The lines it must not push first now.
+    banned: Vec<(u8, u8, u8)>,
+    /// The round of its previous turn: a smaller one means a new game.
+    last_round: u32,
 }
 
 /// A sequence of the robot's own turns and where it leaves the princess.
@@ -113,7 +124,25 @@ impl Searcher {
             deadline: None,
             pushes: Vec::new(),
             log: String::new(),
+            played: HashMap::new(),
+            banned: Vec::new(),
+            last_round: 0,
         }
+    }
+
+    /// Bans the lines it pushed first the other times it stood in this very position, and
+    /// returns the position's key. Against an opponent that answers a position the same way
+    /// every time, playing the same line again repeats the circle for the rest of the match:
+    /// on generated level 6, each robot pushed one column back the way the other had pushed
+    /// it for 120 rounds, and neither scored.
+    fn ban_repeats(&mut self, game: &Labyrinth) -> u64 {
+        if game.round() < self.last_round {
+            self.played.clear();
+        }
+        self.last_round = game.round();
+        let key = position_key(game);
+        self.banned = self.played.get(&key).cloned().unwrap_or_default();
+        key
     }
 
     fn tick(&mut self) -> Result<(), OutOfBudget> {
@@ -140,6 +169,9 @@ impl Searcher {
         let mut nearest: Vec<(u32, usize)> = Vec::new();
         let mut result = Ok(());
         for &push in &pushes {
+            if plan.turns == 0 && self.banned.contains(&(push.c, push.p, push.k)) {
+                continue;
+            }
             if let Err(e) = self.tick() {
                 result = Err(e);
                 break;
@@ -237,6 +269,19 @@ impl Searcher {
     }
 }
 
+/// What the robot sees of a position on its turn (the board, every princess, its extra tile and
+/// its target, and how many displays are left), hashed.
+fn position_key(game: &Labyrinth) -> u64 {
+    let seat = game.seat_on_turn();
+    let mut h = DefaultHasher::new();
+    game.tiles().hash(&mut h);
+    game.positions().hash(&mut h);
+    game.extra(seat).hash(&mut h);
+    game.current_target(seat).hash(&mut h);
+    game.active_displays().count().hash(&mut h);
+    h.finish()
+}
+
 /// A plan one turn longer than one of the beam, as few bytes: a depth holds many of them,
 /// and only the best become plans.
 struct Step {
@@ -302,8 +347,15 @@ impl Robot<Labyrinth> for Searcher {
             path: [(0, 0); MAX_DEPTH],
             turns: 0,
         };
+        let key = self.ban_repeats(game);
         let (plans, depth) = self.search(game, root);
         let (plan, value) = self.refine(game, &plans);
+        if let Some(push) = plan.first.push() {
+            self.played
+                .entry(key)
+                .or_default()
+                .push((push.c, push.p, push.k));
+        }
         self.describe(&plan, value, depth);
         self.draw(game, &plan);
         plan.first
@@ -429,5 +481,17 @@ mod tests {
             points[0],
             points[1]
         );
+    }
+
+    #[test]
+    fn in_a_position_it_stood_in_before_it_pushes_another_line() {
+        let game = Labyrinth::generated(6, 2).unwrap();
+        let mut robot = Searcher::new(Budget::Nodes(20_000));
+        let first = robot.choose(&game).push().unwrap();
+        let again = robot.choose(&game).push().unwrap();
+        assert_ne!((first.c, first.p, first.k), (again.c, again.p, again.k));
+        let third = robot.choose(&game).push().unwrap();
+        assert_ne!((first.c, first.p, first.k), (third.c, third.p, third.k));
+        assert_ne!((again.c, again.p, again.k), (third.c, third.p, third.k));
     }
 }
