@@ -49,7 +49,9 @@ impl Watch {
         let Some(push) = pushed_line(&before, game) else {
             return; // A void turn says nothing.
         };
-        if game.score(other) > before.score(other) {
+        // Only she played since `before`: a display gone is one she scored. (Her points are not
+        // told to a bot, so a robot running as a process could not see them.)
+        if game.active_displays().count() < before.active_displays().count() {
             let mut tiles = before.tiles().to_vec();
             self.extra = Some(push_tiles(&mut tiles, game.width(), game.height(), push));
             self.reset();

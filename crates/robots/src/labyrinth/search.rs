@@ -634,4 +634,48 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn as_a_process_it_plays_as_in_process() {
+        // A process knows only what the turn blocks tell its seat: not the other seat's
+        // points, extra tile or targets.
+        use arbiter_games::{ClientEvent, WireClient};
+        for level in 1..3 {
+            let mut game = Labyrinth::generated(level, 2).unwrap();
+            let mut in_process = Searcher::new(Budget::Nodes(20_000));
+            let mut as_process = Searcher::new(Budget::Nodes(20_000));
+            let mut other = crate::labyrinth::Lookahead::default();
+            let mut client = arbiter_games::labyrinth::LabyrinthClient::default();
+            let mut text = String::new();
+            game.write_init(0, &mut text);
+            for round in 0..40 {
+                let Some(seat) = game.to_move() else { break };
+                let action = if seat == 0 {
+                    game.write_turn(Some(0), &mut text);
+                    let mut told = None;
+                    for line in text.lines() {
+                        if let ClientEvent::YourTurn(g) =
+                            Labyrinth::client_feed(&mut client, line).unwrap()
+                        {
+                            told = Some(g);
+                        }
+                    }
+                    text.clear();
+                    let action = in_process.choose(&game);
+                    let told = told.expect("a turn block for seat 0");
+                    assert_eq!(
+                        as_process.choose(&told),
+                        action,
+                        "level {level}, round {round}"
+                    );
+                    Labyrinth::client_played(&mut client, action);
+                    action
+                } else {
+                    game.write_turn(None, &mut text);
+                    other.choose(&game)
+                };
+                game.apply(action).unwrap();
+            }
+        }
+    }
 }
