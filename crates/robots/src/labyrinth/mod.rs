@@ -2,9 +2,11 @@
 //! empty seats on the server; `lookahead`, which also plans its next turn; and `searcher`,
 //! which plans several of its turns with a beam search ([`search`]).
 //!
-//! The deterministic robots look only at their own princess and targets: a bot is never told the
-//! other seats' targets, and a robot running as a process must play the same as in process.
+//! The deterministic robots use only what a bot is told: a bot is never told the other seats'
+//! targets (`searcher` guesses the other seat's from where it walks, [`opponent`]), and a robot
+//! running as a process must play the same as in process.
 
+pub mod opponent;
 pub mod search;
 
 pub use search::Searcher;

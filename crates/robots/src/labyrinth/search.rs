@@ -7,18 +7,27 @@
 //! points, the earlier the more, less the distance left to its target; the robot plays the
 //! first turn of the best plan of the deepest search completed.
 //!
+//! In a two-player match it guesses the other princess's target from her walks
+//! ([`super::opponent`]) and, while it has a guess, plays her turn between its own in every
+//! plan as the game server's robots would play it: a plan is judged on the board her push
+//! leaves, and a point she scores in reply counts against it. It never pushes first, from a
+//! position it has stood in before, a line it pushed first there: that position came back
+//! because its plan was undone.
+//!
 //! Why: `lookahead` weighs two turns and only the cells nearest its target; a target across the
 //! board takes several turns, and the best first step towards it is often not the nearest cell.
-//! Like every Labyrinth robot it looks only at its own princess and targets, which is all a bot
-//! is told; the other seats' pushes between its turns are why later points count for less.
+//! The other princess's push between two turns is what breaks plans, and her points count as
+//! much in a match as its own.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
-use arbiter_games::labyrinth::{Action, Labyrinth, Push};
+use arbiter_games::labyrinth::{Action, Cell, Labyrinth, Push};
 use arbiter_games::{Clock, Robot};
 
+use super::opponent::Watch;
 use super::{Sim, greedy_action, pushes_with};
 use crate::{Budget, game_clock, thinking_deadline};
 
@@ -39,6 +48,11 @@ const POINT: i64 = 1000;
 const LATER: i64 = 150;
 /// The best plans whose following turn is weighed too.
 const REFINED: usize = 24;
+/// What a point the other princess scores in reply to a plan's turn costs it (the later
+/// the turn, the less): a point of hers changes the ratio of their points more than one of its
+/// own, but her target is only guessed, and a plan that gives up its own points to spoil a
+/// wrong guess loses twice.
+const DENIED: i64 = 400;
 /// The share of the time left it thinks for: the rest covers a loaded machine and the pipe.
 const TIME_SHARE: f64 = 0.4;
 
@@ -49,7 +63,19 @@ pub struct Searcher {
     nodes: u64,
     deadline: Option<Instant>,
     pushes: Vec<Push>,
+    /// The other princess's pushes, listed apart from [`Searcher::pushes`] which may be in use.
+    other_pushes: Vec<Push>,
+    /// Its guess of the other princess's target.
+    watch: Watch,
     log: String,
+    /// The lines (c, p, k) it pushed first from each position it has been in this game, by
+    /// [`position_key`]: the same position again means its plan was undone and it is going in
+    /// a circle, so it tries another line.
+    played: HashMap<u64, Vec<(u8, u8, u8)>>,
+    /// The lines it must not push first now.
+    banned: Vec<(u8, u8, u8)>,
+    /// The round of its previous turn: a smaller one means a new game.
+    last_round: u32,
 }
 
 /// A sequence of the robot's own turns and where it leaves the princess.
@@ -66,6 +92,17 @@ struct Plan {
     /// The princess's cell after each turn, for the drawing.
     path: [(u8, u8); MAX_DEPTH],
     turns: usize,
+    /// The other princess, while its target is guessed.
+    other: Option<Other>,
+}
+
+/// The other princess of a two-player match as a plan sees it: where she is, the cell of her
+/// likely target and her extra tile.
+#[derive(Clone, Copy)]
+struct Other {
+    at: usize,
+    target: usize,
+    extra: u8,
 }
 
 impl Plan {
@@ -86,6 +123,11 @@ impl Plan {
         let mut next = *self;
         next.sim = *after;
         next.sim.at = cell;
+        next.other = self.other.map(|o| Other {
+            at: self.sim.moved(push, o.at),
+            target: self.sim.moved(push, o.target),
+            extra: o.extra,
+        });
         next.extra = fallen;
         if self.turns == 0 {
             next.first = after.goto(push, cell);
@@ -112,8 +154,29 @@ impl Searcher {
             nodes: 0,
             deadline: None,
             pushes: Vec::new(),
+            other_pushes: Vec::new(),
+            watch: Watch::default(),
             log: String::new(),
+            played: HashMap::new(),
+            banned: Vec::new(),
+            last_round: 0,
         }
+    }
+
+    /// Bans the lines it pushed first the other times it stood in this very position, and
+    /// returns the position's key. Against an opponent that answers a position the same way
+    /// every time, playing the same line again repeats the circle for the rest of the match:
+    /// on generated level 6, each robot pushed one column back the way the other had pushed
+    /// it for 120 rounds, and neither scored.
+    fn ban_repeats(&mut self, game: &Labyrinth) -> u64 {
+        if game.round() < self.last_round {
+            self.played.clear();
+            self.watch.clear();
+        }
+        self.last_round = game.round();
+        let key = position_key(game);
+        self.banned = self.played.get(&key).cloned().unwrap_or_default();
+        key
     }
 
     fn tick(&mut self) -> Result<(), OutOfBudget> {
@@ -140,6 +203,9 @@ impl Searcher {
         let mut nearest: Vec<(u32, usize)> = Vec::new();
         let mut result = Ok(());
         for &push in &pushes {
+            if plan.turns == 0 && self.banned.contains(&(push.c, push.p, push.k)) {
+                continue;
+            }
             if let Err(e) = self.tick() {
                 result = Err(e);
                 break;
@@ -189,17 +255,77 @@ impl Searcher {
             // short still gives the best turn it saw (the greedy one if none).
             steps.sort_by_key(|s| std::cmp::Reverse(s.value));
             keep_diverse(&mut steps);
-            let next: Vec<Plan> = steps.iter().map(|s| s.plan(&beam)).collect();
+            let mut next: Vec<Plan> = steps.iter().map(|s| s.plan(&beam)).collect();
             if next.is_empty() {
                 break;
             }
+            let replied = next
+                .iter_mut()
+                .try_for_each(|plan| self.other_replies(game, plan))
+                .is_ok();
             best = Some((next.clone(), depth));
-            if !complete {
+            if !complete || !replied {
                 break;
             }
             beam = next;
         }
         best.unwrap_or((beam, 0))
+    }
+
+    /// Plays the other princess's turn after `plan`, as the robots of the game server play
+    /// (the first push after which she can walk nearest her target, then the nearest cell),
+    /// towards her likely target; she is forgotten once she scores it, her next target being
+    /// unknown.
+    fn other_replies(&mut self, game: &Labyrinth, plan: &mut Plan) -> Result<(), OutOfBudget> {
+        let Some(other) = plan.other else {
+            return Ok(());
+        };
+        let view = Sim {
+            at: other.at,
+            target: Some(other.target),
+            next: None,
+            ..plan.sim
+        };
+        let mut pushes = std::mem::take(&mut self.other_pushes);
+        pushes_with(game, other.extra, &mut pushes);
+        let mut best: Option<(u32, Push, usize)> = None;
+        let mut result = Ok(());
+        for &push in &pushes {
+            if let Err(e) = self.tick() {
+                result = Err(e);
+                break;
+            }
+            let (after, _) = view.pushed(push);
+            if let Some((cell, d)) = after.walks().min_by_key(|&(_, d)| d)
+                && best.is_none_or(|(b, _, _)| d < b)
+            {
+                best = Some((d, push, cell));
+            }
+        }
+        self.other_pushes = pushes;
+        result?;
+        let Some((d, push, cell)) = best else {
+            return Ok(());
+        };
+        let (after, fallen) = plan.sim.pushed(push);
+        plan.sim = after;
+        if plan.sim.next == Some(cell) {
+            plan.sim.next = None;
+        }
+        plan.other = if d == 0 {
+            plan.points -= DENIED - LATER * (plan.turns as i64 - 1);
+            if plan.sim.target == Some(cell) {
+                plan.sim.target = plan.sim.next.take();
+            }
+            None
+        } else {
+            Some(Other {
+                at: cell,
+                target: view.moved(push, other.target),
+                extra: fallen,
+            })
+        };
+        Ok(())
     }
 
     /// Of the best `plans`, the one whose turn after its end looks best: one that can then
@@ -235,6 +361,37 @@ impl Searcher {
         self.pushes = pushes;
         best
     }
+}
+
+/// The plan of no turns for `seat` in `game`: its princess, target and extra tile.
+fn root_plan(game: &Labyrinth, seat: usize) -> Plan {
+    let mut sim = Sim::of(game, seat, game.current_target(seat));
+    sim.next = game.following_target(seat).map(|d| {
+        let c = game.display_cell(d);
+        c.y as usize * sim.width + c.x as usize
+    });
+    Plan {
+        sim,
+        extra: game.extra(seat),
+        first: greedy_action(game),
+        points: 0,
+        path: [(0, 0); MAX_DEPTH],
+        turns: 0,
+        other: None,
+    }
+}
+
+/// What the robot sees of a position on its turn (the board, every princess, its extra tile and
+/// its target, and how many displays are left), hashed.
+fn position_key(game: &Labyrinth) -> u64 {
+    let seat = game.seat_on_turn();
+    let mut h = DefaultHasher::new();
+    game.tiles().hash(&mut h);
+    game.positions().hash(&mut h);
+    game.extra(seat).hash(&mut h);
+    game.current_target(seat).hash(&mut h);
+    game.active_displays().count().hash(&mut h);
+    h.finish()
 }
 
 /// A plan one turn longer than one of the beam, as few bytes: a depth holds many of them,
@@ -286,24 +443,29 @@ impl Robot<Labyrinth> for Searcher {
         self.nodes = 0;
         self.deadline = Some(thinking_deadline(clock, TIME_SHARE));
         let seat = game.seat_on_turn();
-        let Some(target) = game.current_target(seat) else {
+        if game.current_target(seat).is_none() {
             return greedy_action(game);
-        };
-        let mut sim = Sim::of(game, seat, Some(target));
-        sim.next = game.following_target(seat).map(|d| {
-            let c = game.display_cell(d);
-            c.y as usize * sim.width + c.x as usize
-        });
-        let root = Plan {
-            sim,
-            extra: game.extra(seat),
-            first: greedy_action(game),
-            points: 0,
-            path: [(0, 0); MAX_DEPTH],
-            turns: 0,
-        };
+        }
+        let mut root = root_plan(game, seat);
+        let key = self.ban_repeats(game);
+        self.watch.observe(game);
+        if let Some(d) = self.watch.likely_target(game) {
+            let cell = |c: Cell| c.y as usize * game.width() + c.x as usize;
+            root.other = Some(Other {
+                at: cell(game.position(1 - seat)),
+                target: cell(game.display_cell(d)),
+                extra: self.watch.extra(),
+            });
+        }
         let (plans, depth) = self.search(game, root);
         let (plan, value) = self.refine(game, &plans);
+        if let Some(push) = plan.first.push() {
+            self.played
+                .entry(key)
+                .or_default()
+                .push((push.c, push.p, push.k));
+        }
+        self.watch.played(game, plan.first);
         self.describe(&plan, value, depth);
         self.draw(game, &plan);
         plan.first
@@ -429,5 +591,91 @@ mod tests {
             points[0],
             points[1]
         );
+    }
+
+    #[test]
+    fn in_a_position_it_stood_in_before_it_pushes_another_line() {
+        let game = Labyrinth::generated(6, 2).unwrap();
+        let mut robot = Searcher::new(Budget::Nodes(20_000));
+        let first = robot.choose(&game).push().unwrap();
+        let again = robot.choose(&game).push().unwrap();
+        assert_ne!((first.c, first.p, first.k), (again.c, again.p, again.k));
+        let third = robot.choose(&game).push().unwrap();
+        assert_ne!((first.c, first.p, first.k), (third.c, third.p, third.k));
+        assert_ne!((again.c, again.p, again.k), (third.c, third.p, third.k));
+    }
+
+    #[test]
+    fn the_other_princess_replies_as_the_game_servers_robot_would() {
+        for level in 1..6 {
+            let mut game = Labyrinth::generated(level, 2).unwrap();
+            game.apply(greedy_action(&game)).unwrap();
+            // Seat 1 on turn: the plan sees the board from seat 0's side.
+            let mut plan = root_plan(&game, 0);
+            let at = game.position(1);
+            let target = game.display_cell(game.current_target(1).unwrap());
+            let width = game.width();
+            let index = |c: Cell| c.y as usize * width + c.x as usize;
+            plan.other = Some(Other {
+                at: index(at),
+                target: index(target),
+                extra: game.extra(1),
+            });
+            let mut robot = Searcher::new(Budget::Nodes(1_000_000));
+            robot.other_replies(&game, &mut plan).ok().unwrap();
+            let before = game.score(1);
+            game.apply(greedy_action(&game)).unwrap();
+            let cells = game.width() * game.height();
+            assert_eq!(&plan.sim.tiles[..cells], game.tiles(), "level {level}");
+            assert_eq!(plan.sim.at, index(game.position(0)), "level {level}");
+            match plan.other {
+                Some(other) => assert_eq!(other.at, index(game.position(1)), "level {level}"),
+                None => assert!(game.score(1) > before, "level {level}"),
+            }
+        }
+    }
+
+    #[test]
+    fn as_a_process_it_plays_as_in_process() {
+        // A process knows only what the turn blocks tell its seat: not the other seat's
+        // points, extra tile or targets.
+        use arbiter_games::{ClientEvent, WireClient};
+        for level in 1..3 {
+            let mut game = Labyrinth::generated(level, 2).unwrap();
+            let mut in_process = Searcher::new(Budget::Nodes(20_000));
+            let mut as_process = Searcher::new(Budget::Nodes(20_000));
+            let mut other = crate::labyrinth::Lookahead::default();
+            let mut client = arbiter_games::labyrinth::LabyrinthClient::default();
+            let mut text = String::new();
+            game.write_init(0, &mut text);
+            for round in 0..40 {
+                let Some(seat) = game.to_move() else { break };
+                let action = if seat == 0 {
+                    game.write_turn(Some(0), &mut text);
+                    let mut told = None;
+                    for line in text.lines() {
+                        if let ClientEvent::YourTurn(g) =
+                            Labyrinth::client_feed(&mut client, line).unwrap()
+                        {
+                            told = Some(g);
+                        }
+                    }
+                    text.clear();
+                    let action = in_process.choose(&game);
+                    let told = told.expect("a turn block for seat 0");
+                    assert_eq!(
+                        as_process.choose(&told),
+                        action,
+                        "level {level}, round {round}"
+                    );
+                    Labyrinth::client_played(&mut client, action);
+                    action
+                } else {
+                    game.write_turn(None, &mut text);
+                    other.choose(&game)
+                };
+                game.apply(action).unwrap();
+            }
+        }
     }
 }
