@@ -186,11 +186,10 @@ impl LegalSet {
         self.len = 0;
     }
 
-    /// Keeps `cells`, `count` of them, for pushes to name; returns their index.
-    pub(super) fn add_cells(&mut self, cells: &Cells, count: u32) -> u16 {
-        debug_assert_eq!(count, cells.len());
+    /// Keeps `cells` and their number for pushes to name; returns their index.
+    pub(super) fn add_cells(&mut self, cells: &Cells) -> u16 {
         self.cells.push(*cells);
-        self.counts.push(count);
+        self.counts.push(cells.len());
         (self.cells.len() - 1) as u16
     }
 

@@ -17,8 +17,8 @@
 //!   tile joins to that walk.
 //! - A line beside them (none of them on it, some next to it) leaves them all reachable: the
 //!   walk grows only where a pushed tile meets one of them open towards it, from there.
-//! - The number of cells of each walk is counted with the walk, without a popcount instruction
-//!   (which the x86-64 baseline lacks).
+//! - The number of cells of each walk is counted once, when the legal set keeps it, without a
+//!   popcount instruction (which the x86-64 baseline lacks).
 
 use super::Level;
 use super::board::{Push, class_of, pushed_cell};
@@ -263,13 +263,12 @@ impl Board {
         }
     }
 
-    /// The cells reachable from grid index `from`, and how many.
-    fn walk(&self, from: usize) -> (Cells, u32) {
+    /// The cells reachable from grid index `from`.
+    fn walk(&self, from: usize) -> Cells {
         let mut cells = Cells::EMPTY;
         cells.insert(from);
         self.flood(&mut cells, from / STRIDE, from / STRIDE);
-        let count = cells.len();
-        (cells, count)
+        cells
     }
 
     /// Bit `y` of each: the tile at `(k, y)` open west, open east; the tile at `(k - 1, y)`
@@ -343,9 +342,9 @@ pub(super) fn list(tiles: &[u8], level: &Level, at: usize, extra: u8, out: &mut 
     let (w, h) = (level.width, level.height);
     let (rotations, count) = class_of(extra);
     let board = Board::new(tiles, w, h);
-    let (still, still_count) = board.walk(grid_index(at % w, at / w));
+    let still = board.walk(grid_index(at % w, at / w));
     out.clear();
-    let still_id = out.add_cells(&still, still_count);
+    let still_id = out.add_cells(&still);
     let mut listing = Listing {
         board,
         pushed: board,
@@ -417,15 +416,15 @@ impl Listing<'_> {
                 self.out.add_push(push, self.still_id);
                 continue;
             }
-            let (cells, count) = self.grow(line, t, meets);
-            let id = self.out.add_cells(&cells, count);
+            let cells = self.grow(line, t, meets);
+            let id = self.out.add_cells(&cells);
             self.out.add_push(push, id);
         }
     }
 
     /// The walk after pushing `line` with `t` entering, where the cells `meets` along the line
     /// are the ones it meets.
-    fn grow(&mut self, line: Line, t: u8, meets: u32) -> (Cells, u32) {
+    fn grow(&mut self, line: Line, t: u8, meets: u32) -> Cells {
         let (x, r) = self
             .pushed
             .push_closed(&self.board, line, &mut self.changed);
@@ -446,8 +445,7 @@ impl Listing<'_> {
             )
         };
         self.pushed.flood(&mut cells, lo, hi);
-        let count = cells.len();
-        (cells, count)
+        cells
     }
 
     /// The pushes of a line across the walk, one per rotation: the line walked once with the
@@ -463,12 +461,12 @@ impl Listing<'_> {
         let princess = grid_index(px, py);
         // The princess rode out of the board and in again: she stands on the inserted tile.
         let on_entered = princess == entered;
-        let (base, base_count) = if on_entered {
-            (Cells::EMPTY, 0)
+        let base = if on_entered {
+            Cells::EMPTY
         } else {
             self.pushed.walk(princess)
         };
-        let base_id = self.out.add_cells(&base, base_count);
+        let base_id = self.out.add_cells(&base);
         let neighbours = [entered - STRIDE, entered - 1, entered + STRIDE, entered + 1];
         // The cells reached from each neighbour of the inserted cell, walked when first needed.
         let mut around: [Option<Cells>; 4] = [None; 4];
@@ -489,10 +487,10 @@ impl Listing<'_> {
             for d in (0..4).filter(|&d| joined[d]) {
                 let j = neighbours[d];
                 if !base.contains(j) {
-                    cells.union(around[d].get_or_insert_with(|| self.pushed.walk(j).0));
+                    cells.union(around[d].get_or_insert_with(|| self.pushed.walk(j)));
                 }
             }
-            let id = self.out.add_cells(&cells, cells.len());
+            let id = self.out.add_cells(&cells);
             self.out.add_push(push, id);
         }
     }
