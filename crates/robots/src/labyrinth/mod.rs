@@ -133,19 +133,33 @@ pub fn greedy_action(game: &Labyrinth) -> Action {
     let sim = Sim::of(game, seat, game.current_target(seat));
     let mut pushes = Vec::new();
     pushes_with(game, game.extra(seat), &mut pushes);
-    let mut best: Option<(u32, Action)> = None;
-    for &push in &pushes {
+    let turn = greedy_turn(&sim, &pushes, || Ok::<(), std::convert::Infallible>(()));
+    let Ok(Some((_, push, cell))) = turn else {
+        panic!("a Labyrinth board always has a valid push");
+    };
+    sim.pushed(push).0.goto(push, cell)
+}
+
+/// [`Greedy`]'s turn for the princess of `sim` among `pushes` (in their order): the distance
+/// left to her target, the push and the cell. `check` is asked before each push is tried, and
+/// its error ends the search.
+fn greedy_turn<E>(
+    sim: &Sim,
+    pushes: &[Push],
+    mut check: impl FnMut() -> Result<(), E>,
+) -> Result<Option<(u32, Push, usize)>, E> {
+    let mut best: Option<(u32, Push, usize)> = None;
+    for &push in pushes {
+        check()?;
         let (after, _) = sim.pushed(push);
         // Cells come by y then x, so the first of the smallest distance is the one docs/games/labyrinth.md#sessions-on-the-game-server names.
-        let Some((cell, d)) = after.walks().min_by_key(|&(_, d)| d) else {
-            continue;
-        };
-        if best.is_none_or(|(b, _)| d < b) {
-            best = Some((d, after.goto(push, cell)));
+        if let Some((cell, d)) = after.walks().min_by_key(|&(_, d)| d)
+            && best.is_none_or(|(b, _, _)| d < b)
+        {
+            best = Some((d, push, cell));
         }
     }
-    best.map(|(_, action)| action)
-        .expect("a Labyrinth board always has a valid push")
+    Ok(best)
 }
 
 impl Robot<Labyrinth> for Greedy {

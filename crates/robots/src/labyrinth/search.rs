@@ -28,7 +28,7 @@ use arbiter_games::labyrinth::{Action, Cell, Labyrinth, Push};
 use arbiter_games::{Clock, Robot};
 
 use super::opponent::Watch;
-use super::{Sim, greedy_action, pushes_with};
+use super::{Sim, greedy_action, greedy_turn, pushes_with};
 use crate::{Budget, game_clock, thinking_deadline};
 
 /// Plans kept at each depth.
@@ -288,23 +288,9 @@ impl Searcher {
         };
         let mut pushes = std::mem::take(&mut self.other_pushes);
         pushes_with(game, other.extra, &mut pushes);
-        let mut best: Option<(u32, Push, usize)> = None;
-        let mut result = Ok(());
-        for &push in &pushes {
-            if let Err(e) = self.tick() {
-                result = Err(e);
-                break;
-            }
-            let (after, _) = view.pushed(push);
-            if let Some((cell, d)) = after.walks().min_by_key(|&(_, d)| d)
-                && best.is_none_or(|(b, _, _)| d < b)
-            {
-                best = Some((d, push, cell));
-            }
-        }
+        let turn = greedy_turn(&view, &pushes, || self.tick());
         self.other_pushes = pushes;
-        result?;
-        let Some((d, push, cell)) = best else {
+        let Some((d, push, cell)) = turn? else {
             return Ok(());
         };
         let (after, fallen) = plan.sim.pushed(push);
