@@ -6,10 +6,13 @@ use std::os::unix::fs::{PermissionsExt, lchown, symlink};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cgroup::BotCgroup;
 use crate::mounts::{Author, ISOLATION, Mount, exposed, in_system, ordered, system_args};
+use crate::scratch::{Owner, private_dir, remove_tree};
+use crate::uids::UidLease;
 use crate::{Limit, Sandbox, SandboxError};
 
 /// A player folder larger than this is refused rather than copied for every match.
@@ -26,13 +29,17 @@ pub struct Jail {
     rlimits: [(libc::__rlimit_resource_t, u64); 3],
     cgroup: BotCgroup,
     scratch: PathBuf,
+    /// The bot's own user, held until every process of the bot is gone.
+    _uid: Option<UidLease>,
+    /// The folder `scratch` is in, kept while the jail lives.
+    _owner: Arc<Owner>,
 }
 
 impl Jail {
     pub(crate) fn prepare(
         sandbox: &Sandbox,
         n: u32,
-        uid: Option<u32>,
+        lease: Option<UidLease>,
         argv: &[String],
         dir: Option<&Path>,
     ) -> Result<Jail, SandboxError> {
@@ -48,11 +55,12 @@ impl Jail {
         let mut shown = exposed(argv, &cwd, author);
         shown.extend(sandbox.config.read_only.iter().cloned());
         check_visible(&argv[0], &cwd, &shown)?;
-        let scratch = make_scratch(n, dir, uid)?;
+        let uid = lease.as_ref().map(UidLease::uid);
+        let scratch = make_scratch(&sandbox.scratch, n, dir, uid)?;
         let cgroup = match sandbox.cgroups.make(n, &limits) {
             Ok(cgroup) => cgroup,
             Err(e) => {
-                let _ = fs::remove_dir_all(&scratch);
+                let _ = remove_tree(&scratch);
                 return Err(e);
             }
         };
@@ -78,6 +86,8 @@ impl Jail {
             ],
             cgroup,
             scratch,
+            _uid: lease,
+            _owner: sandbox.scratch.clone(),
         })
     }
 
@@ -136,7 +146,15 @@ impl Jail {
 impl Drop for Jail {
     fn drop(&mut self) {
         self.cgroup.kill_all();
-        let _ = fs::remove_dir_all(&self.scratch);
+        if let Err(e) = remove_tree(&self.scratch) {
+            eprintln!(
+                "warning: cannot remove the scratch folder {}: {e}; the next start of Arbiter \
+                 removes it",
+                self.scratch.display()
+            );
+        }
+        // The uid is released after this, with the fields (dropped in their order, after
+        // the cgroup): once no process of the bot is left to use it.
     }
 }
 
@@ -174,16 +192,23 @@ fn bwrap_args(sandbox: &Sandbox, mounts: Vec<Mount>, cwd: &Path, uid: Option<u32
     full
 }
 
-/// The scratch folder of jail `n`: a copy of the player folder `dir` (empty without one),
-/// given to the bot's user.
-fn make_scratch(n: u32, dir: Option<&Path>, uid: Option<u32>) -> Result<PathBuf, SandboxError> {
-    let scratch = std::env::temp_dir().join(format!("arbiter-jail-{}-{n}", std::process::id()));
-    let _ = fs::remove_dir_all(&scratch);
-    fs::create_dir(&scratch).map_err(SandboxError::io("making", &scratch))?;
+/// The scratch folder of jail `n`, in this process's private folder: a copy of the player
+/// folder `dir` (empty without one), closed to everyone but the bot's user (0700), given to it.
+fn make_scratch(
+    owner: &Owner,
+    n: u32,
+    dir: Option<&Path>,
+    uid: Option<u32>,
+) -> Result<PathBuf, SandboxError> {
+    let scratch = owner.scratch_path(n);
+    private_dir(&scratch).map_err(SandboxError::io("making", &scratch))?;
     let fill = || -> Result<(), SandboxError> {
         if let Some(dir) = dir {
             copy_folder(dir, &scratch, &mut (FOLDER_LIMIT_MB << 20))?;
         }
+        // The copy gave it the player folder's mode.
+        fs::set_permissions(&scratch, fs::Permissions::from_mode(0o700))
+            .map_err(SandboxError::io("closing", &scratch))?;
         if let Some(uid) = uid {
             chown_all(&scratch, uid)?;
         }
@@ -192,7 +217,7 @@ fn make_scratch(n: u32, dir: Option<&Path>, uid: Option<u32>) -> Result<PathBuf,
     match fill() {
         Ok(()) => Ok(scratch),
         Err(e) => {
-            let _ = fs::remove_dir_all(&scratch);
+            let _ = remove_tree(&scratch);
             Err(e)
         }
     }

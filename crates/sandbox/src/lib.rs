@@ -16,9 +16,12 @@
 mod cgroup;
 mod jail;
 mod mounts;
+mod scratch;
+mod uids;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +29,8 @@ use serde::{Deserialize, Serialize};
 pub use jail::Jail;
 
 use cgroup::Cgroups;
+use scratch::Owner;
+use uids::UidPool;
 
 /// Per-bot limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,6 +173,13 @@ pub enum SandboxError {
     )]
     #[allow(missing_docs)] // the fields' names say what they hold
     FolderTooLarge { path: PathBuf, limit_mb: u64 },
+    /// Every uid of the bots' range is held by a live bot of this machine.
+    #[error(
+        "every user id from {first} to {last} belongs to a live bot on this machine: no more bots \
+         can start until some end"
+    )]
+    #[allow(missing_docs)] // the fields' names say what they hold
+    NoFreeUid { first: u32, last: u32 },
 }
 
 impl SandboxError {
@@ -184,12 +196,12 @@ pub struct Sandbox {
     bwrap: PathBuf,
     /// `setpriv`, to take a user of the bot's own; `None` when Arbiter is not root.
     setpriv: Option<PathBuf>,
+    /// The bots' users, when Arbiter is root (with `setpriv`).
+    uids: Option<UidPool>,
     cgroups: Cgroups,
+    /// This process's folder of scratch folders.
+    scratch: Arc<Owner>,
 }
-
-/// Bots get users `FIRST_UID..FIRST_UID + UIDS`, in turn, when Arbiter runs as root.
-const FIRST_UID: u32 = 61000;
-const UIDS: u32 = 2000;
 
 impl Sandbox {
     /// Checks that bubblewrap runs here and that the cgroup controllers are writable.
@@ -209,6 +221,11 @@ impl Sandbox {
         };
         mounts::check_bwrap(&bwrap, root).map_err(Unavailable)?;
         let cgroups = Cgroups::find().map_err(Unavailable)?;
+        let uids = match root {
+            true => Some(UidPool::open().map_err(Unavailable)?),
+            false => None,
+        };
+        let scratch = Owner::of_this_process().map_err(Unavailable)?;
         for path in &config.read_only {
             if !path.is_absolute() || !path.exists() {
                 return Err(Unavailable(format!(
@@ -221,7 +238,9 @@ impl Sandbox {
             config,
             bwrap,
             setpriv,
+            uids,
             cgroups,
+            scratch,
         })
     }
 
@@ -234,10 +253,15 @@ impl Sandbox {
     pub fn prepare(&self, argv: &[String], dir: Option<&Path>) -> Result<Jail, SandboxError> {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        // Processes start their search at different places, so that few locks are tried.
+        let hint = std::process::id()
+            .wrapping_mul(7919)
+            .wrapping_add(n.wrapping_mul(104729));
         let uid = self
-            .setpriv
+            .uids
             .as_ref()
-            .map(|_| FIRST_UID + (std::process::id().wrapping_mul(7919).wrapping_add(n)) % UIDS);
+            .map(|pool| pool.lease(hint))
+            .transpose()?;
         Jail::prepare(self, n, uid, argv, dir)
     }
 }
