@@ -68,9 +68,23 @@ def escape(how, marker):
     play()
 
 
+def wait_for_go():
+    """Says in its scratch folder (its working folder) that the match is under way and which
+    user it is, then waits until the test writes `go` there: the test looks at the machine
+    meanwhile."""
+    with open("started.new", "w") as f:
+        f.write(str(os.getuid()))
+    os.rename("started.new", "started")
+    while not os.path.exists("go"):
+        time.sleep(0.01)
+    play()
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
-    if mode == "files":
+    if mode == "wait":
+        wait_for_go()
+    elif mode == "files":
         for path in args:
             try_read("read " + path, path)
         try_write("write outside", os.path.join(os.path.dirname(args[0]), "planted.txt"))

@@ -45,6 +45,7 @@ impl UidPool {
         for dir in [Path::new("/run/arbiter"), &locks] {
             root_only_dir(dir).map_err(|e| format!("cannot use {}: {e}", dir.display()))?;
         }
+        remove_stale_locks(&locks).map_err(|e| format!("cannot clean {LOCKS}: {e}"))?;
         let mut taken = Vec::new();
         for (file, fields) in [
             ("/etc/passwd", Fields::Ids(&[2, 3])),
@@ -104,6 +105,18 @@ impl Drop for UidLease {
         // The lock itself goes with `lock`, right after.
         let _ = fs::remove_file(&self.path);
     }
+}
+
+/// Removes the lock files of holders that are gone (killed before their leases were dropped),
+/// as a holder removes its own: while holding them.
+fn remove_stale_locks(locks: &Path) -> io::Result<()> {
+    for entry in fs::read_dir(locks)? {
+        let path = entry?.path();
+        if let Some(_held) = try_lock(&path)? {
+            fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
 }
 
 /// The lock on `path`, made if needed, or `None` when another process holds it.
