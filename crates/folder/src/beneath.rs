@@ -121,8 +121,8 @@ struct Found {
 fn resolve(dir: &Path, name: &Path) -> Result<Found, Refusal> {
     let io = Refusal::Io;
     let flags = libc::O_PATH | libc::O_DIRECTORY;
-    let root = sys::open(dir, flags).map_err(io)?;
-    let mut current = sys::open(dir, flags).map_err(io)?;
+    let root = sys::open(dir, flags).map_err(missing)?;
+    let mut current = sys::open(dir, flags).map_err(missing)?;
     // The folders walked into, from `dir`, and the names left to walk (last first).
     let mut walked: Vec<CString> = Vec::new();
     let mut todo = names_of(name, None)?;

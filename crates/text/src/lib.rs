@@ -18,7 +18,11 @@ use std::path::Path;
 /// one, such as `/dev/zero`) is an [`io::ErrorKind::FileTooLarge`] error saying the limit,
 /// after reading no more than `limit + 1` bytes.
 pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
+    read_capped_from(std::fs::File::open(path)?, limit)
+}
+
+/// [`read_capped`] of a file already open (one opened carefully, say, without following links).
+pub fn read_capped_from(file: impl Read, limit: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
@@ -32,7 +36,12 @@ pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 
 /// [`read_capped`] for a text file: invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error.
 pub fn read_to_string_capped(path: &Path, limit: u64) -> io::Result<String> {
-    String::from_utf8(read_capped(path, limit)?)
+    read_to_string_capped_from(std::fs::File::open(path)?, limit)
+}
+
+/// [`read_to_string_capped`] of a file already open.
+pub fn read_to_string_capped_from(file: impl Read, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_capped_from(file, limit)?)
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the file is not UTF-8 text"))
 }
 
