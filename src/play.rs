@@ -90,7 +90,9 @@ impl Visit for PlayGame {
             seed.get_or_insert(config.seed);
         }
         let seats = parse_bots(&args.bots, args.commands)?;
-        let sandbox = args.sandbox.policy().open()?;
+        let policy = args.sandbox.policy();
+        check_folders(&seats, &policy)?;
+        let sandbox = policy.open()?;
         let report = play_to_replay::<G>(MatchPlan {
             start: Start::Settings(&settings),
             seats: seats.into_iter().map(SeatPlan::Spec).collect(),
@@ -128,6 +130,16 @@ fn parse_bots(args: &[String], commands: Commands) -> Result<Vec<SeatSpec>> {
     args.iter()
         .map(|arg| SeatSpec::parse_with(arg, commands).with_context(|| format!("--bot {arg:?}")))
         .collect()
+}
+
+/// Refuses, before the match, a player folder over the sandbox's folder limits.
+fn check_folders(seats: &[SeatSpec], policy: &arbiter_sandbox::SandboxPolicy) -> Result<()> {
+    for seat in seats {
+        if let SeatSpec::Folder { dir, .. } = seat {
+            policy.check_folder(dir)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the match was won by knockout, as the Domino judge's leaderboard counts them: the

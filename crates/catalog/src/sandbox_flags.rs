@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use arbiter_sandbox::{Limits, SandboxConfig, SandboxPolicy};
+use arbiter_sandbox::{FolderLimits, Limits, SandboxConfig, SandboxPolicy};
 
 /// Whether and how bot programs are confined (see docs/sandbox.md).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
@@ -26,6 +26,16 @@ pub struct SandboxFlags {
     /// Open files per bot process [default: 256].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=65536))]
     pub open_files: Option<u32>,
+    /// Largest player folder, its files together, in MiB: the sandbox copies it for every seat
+    /// of every match [default: 512].
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub max_folder_mb: Option<u64>,
+    /// Most files, folders and links in a player folder [default: 10000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_folder_entries: Option<u64>,
+    /// Deepest folders in a player folder (its own files are at depth 1) [default: 64].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_folder_depth: Option<u32>,
     /// One more path every bot may read (a toolchain outside the system folders); repeatable.
     #[arg(long = "sandbox-ro", value_name = "PATH")]
     pub read_only: Vec<PathBuf>,
@@ -35,6 +45,7 @@ impl SandboxFlags {
     /// The policy these flags choose.
     pub fn policy(&self) -> SandboxPolicy {
         let defaults = Limits::default();
+        let folders = FolderLimits::default();
         let config = SandboxConfig {
             limits: Limits {
                 memory_mb: self.memory_mb.unwrap_or(defaults.memory_mb),
@@ -43,6 +54,11 @@ impl SandboxFlags {
                 open_files: self.open_files.unwrap_or(defaults.open_files),
             },
             read_only: self.read_only.iter().map(absolute).collect(),
+            folders: FolderLimits {
+                max_mb: self.max_folder_mb.unwrap_or(folders.max_mb),
+                max_entries: self.max_folder_entries.unwrap_or(folders.max_entries),
+                max_depth: self.max_folder_depth.unwrap_or(folders.max_depth),
+            },
         };
         match (self.no_sandbox, self.sandbox) {
             (true, _) => SandboxPolicy::Off,

@@ -1,5 +1,6 @@
-//! The open-files limit of Arbiter's servers (the game server, the web server): each client
-//! holds a descriptor, and the usual soft limit of 1024 is reached by a thousand idle clients
+//! The open-files limit of Arbiter's commands, raised once at the start of `main`: in the servers
+//! (the game server, the web server) each client holds a descriptor, in a tournament each
+//! running bot a few, and the usual soft limit of 1024 is reached by a thousand idle clients
 //! while the hard limit is often far higher.
 
 #![warn(missing_docs)]

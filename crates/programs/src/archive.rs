@@ -254,7 +254,18 @@ enum Copy {
 /// Puts the file of `e` into the stream: exactly the length listed, or an error.
 fn copy_file(e: &Entry, sink: &mut Sink, max_bytes: u64) -> Result<(), Copy> {
     let failed = |error| Copy::Failed(read(&e.source)(error));
-    let mut file = File::open(&e.source).map_err(failed)?;
+    // Listed as a regular file; opened so that a link or a named pipe put there since is
+    // refused at once rather than followed or waited on.
+    let mut file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&e.source)
+        .map_err(failed)?;
+    if !file.metadata().map_err(failed)?.is_file() {
+        return Err(Copy::Failed(ProgramError::Changed {
+            path: e.source.clone(),
+        }));
+    }
     let mut buffer = vec![0; CHUNK];
     let mut left = e.len;
     while left > 0 {

@@ -41,15 +41,24 @@ pub struct FolderPlayer {
 }
 
 /// Reads a player folder's `info.txt` into a [`SeatSpec::Folder`], its command run as
-/// `commands` says.
+/// `commands` says. `info.txt` must be a regular file of the folder: a link to another player's
+/// file or to one only root may read, or a named pipe, is refused unread
+/// ([`arbiter_folder::open_file`]).
 pub fn read_player_folder(dir: &Path, commands: Commands) -> Result<SeatSpec, SeatError> {
     let path = dir.join(INFO_TXT);
-    if !path.is_file() {
-        return Err(SeatError::NoInfoTxt {
-            dir: dir.to_owned(),
-        });
-    }
-    let text = arbiter_text::read_to_string_capped(&path, MAX_INFO_TXT).map_err(|error| {
+    let file =
+        arbiter_folder::open_file(dir, Path::new(INFO_TXT)).map_err(|refused| {
+            match refused.why {
+                arbiter_folder::Refusal::Missing => SeatError::NoInfoTxt {
+                    dir: dir.to_owned(),
+                },
+                _ => SeatError::Refused {
+                    dir: dir.to_owned(),
+                    refused,
+                },
+            }
+        })?;
+    let text = arbiter_text::read_to_string_capped_from(file, MAX_INFO_TXT).map_err(|error| {
         SeatError::InfoTxt {
             path: path.clone(),
             error,
@@ -106,7 +115,8 @@ pub fn folder_player(id: &str, dir: &Path, commands: Commands) -> FolderPlayer {
 }
 
 /// Every player folder of `dir` (see the module docs), sorted by id. Fails only if `dir` cannot
-/// be listed; a bad player folder is an entry with its error.
+/// be listed; a bad player folder is an entry with its error, and so is a link in `dir` (what
+/// an unpacked archive put there may lead anywhere).
 pub fn read_players_folder(dir: &Path, commands: Commands) -> Result<Vec<FolderPlayer>, SeatError> {
     let cannot_list = |error| SeatError::PlayersFolder {
         dir: dir.to_owned(),
@@ -117,10 +127,21 @@ pub fn read_players_folder(dir: &Path, commands: Commands) -> Result<Vec<FolderP
         let entry = entry.map_err(cannot_list)?;
         let path = entry.path();
         let id = entry.file_name().to_string_lossy().into_owned();
-        if id.starts_with('.') || !path.is_dir() {
+        if id.starts_with('.') {
             continue;
         }
-        players.push(folder_player(&id, &path, commands));
+        let kind = entry.file_type().map_err(cannot_list)?;
+        if kind.is_symlink() && path.is_dir() {
+            players.push(FolderPlayer {
+                id,
+                player: Err(SeatError::LinkedFolder { path: path.clone() }),
+                dir: path,
+            });
+            continue;
+        }
+        if kind.is_dir() {
+            players.push(folder_player(&id, &path, commands));
+        }
     }
     players.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(players)
@@ -360,6 +381,81 @@ mod tests {
             }
             std::fs::remove_dir_all(&root).unwrap();
         }
+    }
+
+    #[test]
+    fn an_info_txt_read_through_a_link_out_of_its_folder_or_a_pipe_is_refused_unread() {
+        use std::os::unix::fs::symlink;
+        let root = temp_dir("links");
+        folder(&root, "victim", Some("victim\nV Ictim\n./secret-command\n"));
+        folder(&root, "sibling", None);
+        symlink("../victim/info.txt", root.join("sibling/info.txt")).unwrap();
+        folder(&root, "absolute", None);
+        symlink(root.join("victim/info.txt"), root.join("absolute/info.txt")).unwrap();
+        folder(&root, "pipe", None);
+        let fifo = std::ffi::CString::new(root.join("pipe/info.txt").to_str().unwrap()).unwrap();
+        // SAFETY: `fifo` is a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        folder(&root, "inside", None);
+        std::fs::create_dir(root.join("inside/conf")).unwrap();
+        std::fs::write(root.join("inside/conf/me.txt"), "me\nM E\n./bot\n").unwrap();
+        symlink("conf/me.txt", root.join("inside/info.txt")).unwrap();
+        symlink("victim", root.join("linked")).unwrap();
+        let read = read_players_folder(&root, Commands::AsWritten).unwrap();
+        let error = |id: &str| {
+            let p = read.iter().find(|p| p.id == id).unwrap();
+            p.player.as_ref().unwrap_err().to_string()
+        };
+        for id in ["sibling", "absolute", "pipe", "linked"] {
+            assert!(!error(id).contains("secret-command"), "{}", error(id));
+        }
+        assert!(
+            error("sibling")
+                .ends_with("info.txt is a link to outside its folder, which is not followed"),
+            "{}",
+            error("sibling")
+        );
+        assert!(
+            error("absolute").contains("outside its folder"),
+            "{}",
+            error("absolute")
+        );
+        assert!(
+            error("pipe").ends_with("info.txt is a named pipe, not a regular file"),
+            "{}",
+            error("pipe")
+        );
+        assert!(
+            error("linked").contains("linked is a link"),
+            "{}",
+            error("linked")
+        );
+        let inside = read.iter().find(|p| p.id == "inside").unwrap();
+        assert_eq!(inside.player.as_ref().unwrap().name(), "me");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_judges_program_behind_a_link_out_of_the_folder_is_refused_unread() {
+        use std::os::unix::fs::symlink;
+        let root = temp_dir("judge-links");
+        folder(&root, "100001", Some("a\nB C\nBot.exe\n"));
+        std::fs::write(root.join("100001/real.exe"), "MZ").unwrap();
+        folder(&root, "100002", Some("a\nB C\nBot.exe\n"));
+        symlink("../100001/real.exe", root.join("100002/Bot.exe")).unwrap();
+        symlink("real.exe", root.join("100001/Bot.exe")).unwrap();
+        let read = read_players_folder(&root, Commands::Judge).unwrap();
+        assert!(
+            argv_of(&read, "100001")
+                .unwrap_err()
+                .contains("is a Windows program")
+        );
+        let error = argv_of(&read, "100002").unwrap_err();
+        assert!(
+            error.contains("Bot.exe is a link to outside its folder"),
+            "{error}"
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -13,6 +13,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::str::FromStr;
 
+use arbiter_folder::{Kind, Refusal, Refused};
 use arbiter_text::quote;
 
 use crate::SeatError;
@@ -87,7 +88,7 @@ pub fn judge_argv(dir: &Path, info: &Path, command: &str) -> Result<Vec<String>,
     }
     if command.contains(".exe") {
         let program = present(dir, command).map_err(refuse)?;
-        return match is_windows_program(&dir.join(command)) {
+        return match is_windows_program(dir, command) {
             true => Err(refuse(format!(
                 "{} is a Windows program, which cannot run here",
                 quote(command)
@@ -109,16 +110,22 @@ fn no_name(extension: &str) -> String {
     format!("no program name stands right before {extension}")
 }
 
-/// `name`, a file of the folder `dir`, as a path from inside it; why not if it is not there.
+/// `name`, a regular file of the folder `dir` (through no link out of it), as a path from
+/// inside it; why not if it is not there.
 fn present(dir: &Path, name: &str) -> Result<String, String> {
     let within = within(dir, &dir.join(name), name)?;
-    match dir.join(&within).is_file() {
-        true => Ok(format!("./{}", within.display())),
-        false => Err(format!(
+    match arbiter_folder::kind_of(dir, &within) {
+        Ok(Kind::File) => Ok(format!("./{}", within.display())),
+        Ok(_)
+        | Err(Refused {
+            why: Refusal::Missing,
+            ..
+        }) => Err(format!(
             "{} is not in the player folder {}",
             quote(name),
             dir.display()
         )),
+        Err(refused) => Err(refused.to_string()),
     }
 }
 
@@ -134,10 +141,14 @@ fn inside(dir: &Path, word: &str) -> Result<String, String> {
         .and_then(Path::parent)
         .unwrap_or(Path::new("/"));
     let within = within(dir, &judge_dir.join(&word), &word)?;
-    if !dir.join(&within).exists() {
-        return Err(format!("{} is not there", quote(&word)));
+    match arbiter_folder::kind_of(dir, &within) {
+        Ok(_) => Ok(format!("./{}", within.display())),
+        Err(Refused {
+            why: Refusal::Missing,
+            ..
+        }) => Err(format!("{} is not there", quote(&word))),
+        Err(refused) => Err(refused.to_string()),
     }
-    Ok(format!("./{}", within.display()))
 }
 
 /// `path` (named `name` in the command) from inside `dir`, or why it is not inside.
@@ -215,13 +226,12 @@ fn word_before<'a>(command: &'a str, extension: &str) -> Option<&'a str> {
         })
 }
 
-/// Whether the file at `path` is a Windows program (it starts with `MZ`).
-fn is_windows_program(path: &Path) -> bool {
+/// Whether the file `name` of the folder `dir` is a Windows program (it starts with `MZ`).
+fn is_windows_program(dir: &Path, name: &str) -> bool {
     use std::io::Read;
     let mut magic = [0u8; 2];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok_and(|()| &magic == b"MZ")
+    arbiter_folder::open_file(dir, Path::new(name))
+        .is_ok_and(|mut f| f.read_exact(&mut magic).is_ok() && &magic == b"MZ")
 }
 
 #[cfg(test)]

@@ -66,6 +66,17 @@ pub enum SeatError {
     PlayersFolder { dir: PathBuf, error: io::Error },
     #[error("no info.txt in {dir}")]
     NoInfoTxt { dir: PathBuf },
+    // Says which file and why, never a byte read through a refused link.
+    #[error("player folder {dir}: {refused}")]
+    Refused {
+        dir: PathBuf,
+        refused: arbiter_folder::Refused,
+    },
+    #[error(
+        "{path} is a link; a player folder must be a folder of the players folder (links \
+         are not followed, they may lead to anyone's files)"
+    )]
+    LinkedFolder { path: PathBuf },
     #[error("cannot start `{}`: program not found", quote(program))]
     NotFound { program: String },
     #[error("cannot start `{}`: {error}", quote(program))]

@@ -3,6 +3,8 @@
 use std::fs;
 use std::io;
 use std::os::unix::fs::{PermissionsExt, lchown, symlink};
+
+use arbiter_folder::{Bounds, Entry, Kind, Over, WalkError};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,12 +13,10 @@ use std::time::Duration;
 
 use crate::cgroup::BotCgroup;
 use crate::mounts::{Author, ISOLATION, Mount, exposed, in_system, ordered, system_args};
-use crate::scratch::{Owner, private_dir, remove_tree};
+use crate::scratch::{Owner, private_dir};
 use crate::uids::UidLease;
-use crate::{Limit, Sandbox, SandboxError};
+use crate::{FolderLimit, FolderLimits, Limit, Sandbox, SandboxError};
 
-/// A player folder larger than this is refused rather than copied for every match.
-const FOLDER_LIMIT_MB: u64 = 512;
 /// The size of the bot's private `/tmp` (its pages count against its memory limit too).
 const TMP_MB: u64 = 256;
 
@@ -56,11 +56,11 @@ impl Jail {
         shown.extend(sandbox.config.read_only.iter().cloned());
         check_visible(&argv[0], &cwd, &shown)?;
         let uid = lease.as_ref().map(UidLease::uid);
-        let scratch = make_scratch(&sandbox.scratch, n, dir, uid)?;
+        let scratch = make_scratch(&sandbox.scratch, n, dir, uid, &sandbox.config.folders)?;
         let cgroup = match sandbox.cgroups.make(n, &limits) {
             Ok(cgroup) => cgroup,
             Err(e) => {
-                let _ = remove_tree(&scratch);
+                remove_scratch(&scratch);
                 return Err(e);
             }
         };
@@ -146,13 +146,7 @@ impl Jail {
 impl Drop for Jail {
     fn drop(&mut self) {
         self.cgroup.kill_all();
-        if let Err(e) = remove_tree(&self.scratch) {
-            eprintln!(
-                "warning: cannot remove the scratch folder {}: {e}; the next start of Arbiter \
-                 removes it",
-                self.scratch.display()
-            );
-        }
+        remove_scratch(&self.scratch);
         // The uid is released after this, with the fields (dropped in their order, after
         // the cgroup): once no process of the bot is left to use it.
     }
@@ -193,18 +187,20 @@ fn bwrap_args(sandbox: &Sandbox, mounts: Vec<Mount>, cwd: &Path, uid: Option<u32
 }
 
 /// The scratch folder of jail `n`, in this process's private folder: a copy of the player
-/// folder `dir` (empty without one), closed to everyone but the bot's user (0700), given to it.
+/// folder `dir` (empty without one), within `folders`, closed to everyone but the bot's user
+/// (0700), given to it.
 fn make_scratch(
     owner: &Owner,
     n: u32,
     dir: Option<&Path>,
     uid: Option<u32>,
+    folders: &FolderLimits,
 ) -> Result<PathBuf, SandboxError> {
     let scratch = owner.scratch_path(n);
     private_dir(&scratch).map_err(SandboxError::io("making", &scratch))?;
     let fill = || -> Result<(), SandboxError> {
         if let Some(dir) = dir {
-            copy_folder(dir, &scratch, &mut (FOLDER_LIMIT_MB << 20))?;
+            copy_folder(dir, &scratch, folders)?;
         }
         // The copy gave it the player folder's mode.
         fs::set_permissions(&scratch, fs::Permissions::from_mode(0o700))
@@ -217,7 +213,7 @@ fn make_scratch(
     match fill() {
         Ok(()) => Ok(scratch),
         Err(e) => {
-            let _ = remove_tree(&scratch);
+            remove_scratch(&scratch);
             Err(e)
         }
     }
@@ -259,37 +255,56 @@ fn absolute(path: &Path) -> Result<PathBuf, SandboxError> {
         .map_err(SandboxError::io("finding", path))
 }
 
-/// Copies the folder `from` into `to` (which exists), links as links, spending at most
-/// `budget` bytes.
-fn copy_folder(from: &Path, to: &Path, budget: &mut u64) -> Result<(), SandboxError> {
-    let too_large = || SandboxError::FolderTooLarge {
-        path: from.to_path_buf(),
-        limit_mb: FOLDER_LIMIT_MB,
-    };
-    for entry in fs::read_dir(from).map_err(SandboxError::io("reading", from))? {
-        let entry = entry.map_err(SandboxError::io("reading", from))?;
-        let (source, target) = (entry.path(), to.join(entry.file_name()));
-        let kind = entry
-            .file_type()
-            .map_err(SandboxError::io("reading", &source))?;
-        if kind.is_symlink() {
-            let link = fs::read_link(&source).map_err(SandboxError::io("reading", &source))?;
-            symlink(&link, &target).map_err(SandboxError::io("copying", &source))?;
-        } else if kind.is_dir() {
-            fs::create_dir(&target).map_err(SandboxError::io("copying", &source))?;
-            copy_folder(&source, &target, budget).map_err(|e| match e {
-                SandboxError::FolderTooLarge { .. } => too_large(),
-                e => e,
-            })?;
-        } else if kind.is_file() {
-            let size = entry
-                .metadata()
-                .map_err(SandboxError::io("reading", &source))?
-                .len();
-            *budget = budget.checked_sub(size).ok_or_else(too_large)?;
-            fs::copy(&source, &target).map_err(SandboxError::io("copying", &source))?;
-        }
+/// Removes a scratch folder, whatever the bot left in it (a tree deeper than the open-files
+/// limit too); a failure is said on stderr, since the folder then stays behind.
+fn remove_scratch(scratch: &Path) {
+    if let Err(error) = arbiter_folder::remove_tree(scratch) {
+        use std::io::Write;
+        // A closed stderr is no reason to stop: the warning is then lost.
+        let _ = writeln!(
+            io::stderr(),
+            "warning: could not remove the sandbox's scratch folder {}: {error}; the next \
+             start of Arbiter removes it",
+            arbiter_text::short_path(scratch)
+        );
     }
+}
+
+/// Whether the player folder `dir` is within `limits`, as [`copy_folder`] would find it.
+pub(crate) fn check_folder(dir: &Path, limits: &FolderLimits) -> Result<(), SandboxError> {
+    arbiter_folder::walk(dir, &limits.bounds(), &mut |_| Ok(()))
+        .map(drop)
+        .map_err(folder_error(dir, limits, "reading"))
+}
+
+/// Copies the player folder `from` into `to` (which exists), within `limits`: links as links,
+/// folders and files with their permissions (no set-user-id bit), named pipes, sockets and
+/// devices left out. A few files are open at a time, however deep the folder.
+fn copy_folder(from: &Path, to: &Path, limits: &FolderLimits) -> Result<(), SandboxError> {
+    let mut copy = |entry: &Entry<'_>| -> io::Result<()> {
+        let target = to.join(entry.path);
+        let mode = fs::Permissions::from_mode(entry.mode() & 0o777);
+        match entry.kind {
+            Kind::Folder => {
+                fs::create_dir(&target)?;
+                fs::set_permissions(
+                    &target,
+                    fs::Permissions::from_mode(entry.mode() & 0o777 | 0o700),
+                )
+            }
+            Kind::File => {
+                // No more than was counted, should the file grow meanwhile.
+                let mut source = io::Read::take(entry.open_file()?, entry.len());
+                let mut copied = fs::File::create_new(&target)?;
+                io::copy(&mut source, &mut copied)?;
+                copied.set_permissions(mode)
+            }
+            Kind::Link => symlink(entry.read_link()?, &target),
+            Kind::NamedPipe | Kind::Socket | Kind::Device => Ok(()),
+        }
+    };
+    arbiter_folder::walk(from, &limits.bounds(), &mut copy)
+        .map_err(folder_error(from, limits, "copying"))?;
     let mode = fs::metadata(from)
         .map_err(SandboxError::io("reading", from))?
         .permissions()
@@ -298,14 +313,35 @@ fn copy_folder(from: &Path, to: &Path, budget: &mut u64) -> Result<(), SandboxEr
         .map_err(SandboxError::io("copying", from))
 }
 
-/// Gives the scratch folder and everything in it to the bot's user.
+/// Gives the scratch folder and everything in it (links themselves, not their targets) to the
+/// bot's user.
 fn chown_all(path: &Path, uid: u32) -> Result<(), SandboxError> {
     lchown(path, Some(uid), Some(uid)).map_err(SandboxError::io("giving", path))?;
-    if path.is_dir() && !path.is_symlink() {
-        for entry in fs::read_dir(path).map_err(SandboxError::io("reading", path))? {
-            let entry = entry.map_err(SandboxError::io("reading", path))?;
-            chown_all(&entry.path(), uid)?;
-        }
+    // What the copy made: within the folder limits already.
+    arbiter_folder::walk(path, &Bounds::NONE, &mut |entry| entry.chown(uid, uid))
+        .map(drop)
+        .map_err(folder_error(path, &FolderLimits::default(), "giving"))
+}
+
+/// The error of a walk of the player folder `dir` under `limits`.
+fn folder_error(
+    dir: &Path,
+    limits: &FolderLimits,
+    what: &'static str,
+) -> impl FnOnce(WalkError) -> SandboxError {
+    move |error| match error {
+        WalkError::Over(over) => SandboxError::FolderTooLarge {
+            path: dir.to_owned(),
+            limit: match over {
+                Over::Bytes => FolderLimit::Megabytes(limits.max_mb),
+                Over::Entries => FolderLimit::Entries(limits.max_entries),
+                Over::Depth => FolderLimit::Depth(limits.max_depth),
+            },
+        },
+        WalkError::Io { path, error } => SandboxError::Io {
+            what,
+            path: dir.join(path),
+            error,
+        },
     }
-    Ok(())
 }

@@ -56,6 +56,68 @@ impl Default for Limits {
     }
 }
 
+/// How large a player folder may be: the sandbox copies it, and gives the copy to the bot's
+/// user, for every seat of every match. Checked before any match ([`SandboxPolicy::check_folder`])
+/// and again while copying.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FolderLimits {
+    /// Bytes of its files together, in MiB (`--max-folder-mb`).
+    pub max_mb: u64,
+    /// Its files, folders and links (`--max-folder-entries`).
+    pub max_entries: u64,
+    /// Folders within folders (`--max-folder-depth`): its own files are at depth 1.
+    pub max_depth: u32,
+}
+
+impl Default for FolderLimits {
+    fn default() -> FolderLimits {
+        // A bot with its libraries or a Python virtual environment holds a few thousand
+        // files, a few folders deep; 10,000 copy in about a tenth of a second.
+        FolderLimits {
+            max_mb: 512,
+            max_entries: 10_000,
+            max_depth: 64,
+        }
+    }
+}
+
+impl FolderLimits {
+    pub(crate) fn bounds(&self) -> arbiter_folder::Bounds {
+        arbiter_folder::Bounds {
+            bytes: self.max_mb.saturating_mul(1 << 20),
+            entries: self.max_entries,
+            depth: self.max_depth,
+        }
+    }
+}
+
+/// Which of the [`FolderLimits`] a player folder is over, with the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FolderLimit {
+    /// [`FolderLimits::max_mb`].
+    Megabytes(u64),
+    /// [`FolderLimits::max_entries`].
+    Entries(u64),
+    /// [`FolderLimits::max_depth`].
+    Depth(u32),
+}
+
+impl fmt::Display for FolderLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FolderLimit::Megabytes(mb) => write!(f, "holds more than {mb} MiB (--max-folder-mb)"),
+            FolderLimit::Entries(n) => write!(
+                f,
+                "holds more than {n} files, folders and links (--max-folder-entries)"
+            ),
+            FolderLimit::Depth(n) => {
+                write!(f, "has folders more than {n} deep (--max-folder-depth)")
+            }
+        }
+    }
+}
+
 /// What a sandbox is asked for: the limits, and more folders to show its bots read-only.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxConfig {
@@ -64,6 +126,10 @@ pub struct SandboxConfig {
     /// Paths shown read-only to every bot besides the system's folders (`--sandbox-ro`).
     #[serde(default)]
     pub read_only: Vec<PathBuf>,
+    /// How large a player folder may be (tournaments stored before these limits resume with
+    /// the defaults).
+    #[serde(default)]
+    pub folders: FolderLimits,
 }
 
 /// Whether bots run in a sandbox, as the organiser chose: the choice a tournament is stored
@@ -114,6 +180,22 @@ impl SandboxPolicy {
     }
 }
 
+impl SandboxPolicy {
+    /// Whether the player folder `dir` is within the [`FolderLimits`] of this policy, read
+    /// without following a link and stopping at the first limit gone over: the check made
+    /// before any match, so that a folder too large for the sandbox to copy is refused once,
+    /// with the flag that raises the limit. Without a sandbox nothing is copied, nothing
+    /// checked.
+    pub fn check_folder(&self, dir: &Path) -> Result<(), SandboxError> {
+        match self {
+            SandboxPolicy::Off => Ok(()),
+            SandboxPolicy::Preferred(config) | SandboxPolicy::Required(config) => {
+                jail::check_folder(dir, &config.folders)
+            }
+        }
+    }
+}
+
 /// The limit a bot was killed for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -152,7 +234,10 @@ pub struct Unavailable(pub String);
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
     /// A file operation of the jail's set-up failed.
-    #[error("setting up the sandbox: {what} {path}: {error}")]
+    #[error(
+        "setting up the sandbox: {what} {}: {error}",
+        arbiter_text::short_path(path)
+    )]
     #[allow(missing_docs)] // the fields' names say what they hold
     Io {
         what: &'static str,
@@ -169,10 +254,11 @@ pub enum SandboxError {
     Hidden { program: PathBuf },
     /// The player folder is too large to copy into the bot's scratch folder.
     #[error(
-        "player folder {path} holds more than {limit_mb} MiB; the sandbox copies it for every match"
+        "player folder {} {limit}; the sandbox copies it for every seat of every match",
+        arbiter_text::short_path(path)
     )]
     #[allow(missing_docs)] // the fields' names say what they hold
-    FolderTooLarge { path: PathBuf, limit_mb: u64 },
+    FolderTooLarge { path: PathBuf, limit: FolderLimit },
     /// Every uid of the bots' range is held by a live bot of this machine.
     #[error(
         "every user id from {first} to {last} belongs to a live bot on this machine: no more bots \

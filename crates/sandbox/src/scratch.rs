@@ -15,13 +15,14 @@
 //! both happen under a lock on the shared folder, so a sweeper never sees a folder whose owner
 //! has not locked it yet.
 
-use std::ffi::{CStr, CString};
 use std::fs::{self, File};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
+
+use arbiter_folder::remove_tree;
 
 /// One Arbiter process's folder of scratch folders, locked while the process lives. Shared by
 /// every sandbox and jail of the process; the last one to go removes it.
@@ -238,155 +239,6 @@ pub(crate) fn flock(file: &File, operation: libc::c_int) -> io::Result<()> {
             return Err(e);
         }
     }
-}
-
-/// Removes `path` and everything under it, whatever their owners and modes, with two open
-/// files at most whatever the depth (a bot may have left a tree deeper than the open-files
-/// limit), and never following a link.
-pub(crate) fn remove_tree(path: &Path) -> io::Result<()> {
-    let mut dir = match open_folder(path) {
-        Ok(dir) => OwnedFd::from(dir),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTDIR | libc::ELOOP)) => {
-            return fs::remove_file(path);
-        }
-        Err(e) => return Err(e),
-    };
-    // SAFETY: fchmod on a descriptor owned here (see `open_at`).
-    unsafe { libc::fchmod(dir.as_raw_fd(), 0o700) };
-    // The way back up: each folder's name in its parent, and the parent's identity, checked
-    // when going back through "..".
-    let mut above: Vec<(CString, (u64, u64))> = Vec::new();
-    loop {
-        match empty_but_folders(dir.as_raw_fd())? {
-            Some(name) => {
-                let child = open_at(dir.as_raw_fd(), &name)?;
-                above.push((name, identity(dir.as_raw_fd())?));
-                dir = child;
-            }
-            None => {
-                let Some((name, expected)) = above.pop() else {
-                    drop(dir);
-                    return fs::remove_dir(path);
-                };
-                let parent = open_at(dir.as_raw_fd(), c"..")?;
-                if identity(parent.as_raw_fd())? != expected {
-                    return Err(io::Error::other("a folder was moved while it was removed"));
-                }
-                drop(dir);
-                // SAFETY: unlinkat on a descriptor owned here and a NUL-terminated name.
-                if unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) }
-                    != 0
-                {
-                    return Err(io::Error::last_os_error());
-                }
-                dir = parent;
-            }
-        }
-    }
-}
-
-/// Removes every entry of the folder `dir` but folders; the name of the first folder found,
-/// if any.
-fn empty_but_folders(dir: RawFd) -> io::Result<Option<CString>> {
-    // SAFETY: the duplicate is owned by the stream, closed by closedir.
-    let stream = unsafe {
-        let copy = libc::fcntl(dir, libc::F_DUPFD_CLOEXEC, 0);
-        if copy < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let stream = libc::fdopendir(copy);
-        if stream.is_null() {
-            let e = io::Error::last_os_error();
-            libc::close(copy);
-            return Err(e);
-        }
-        // The duplicate shares its offset with `dir`, which an earlier pass left at the end.
-        libc::rewinddir(stream);
-        stream
-    };
-    let result = (|| loop {
-        // SAFETY: readdir on an open stream; its entry is read before the next call.
-        let entry = unsafe { libc::readdir(stream) };
-        if entry.is_null() {
-            return Ok(None);
-        }
-        // SAFETY: d_name is NUL-terminated within the entry.
-        let name = unsafe { CStr::from_ptr((*entry).d_name.as_ptr()) };
-        if name == c"." || name == c".." {
-            continue;
-        }
-        // SAFETY: d_type is a plain field of the entry.
-        let is_dir = match unsafe { (*entry).d_type } {
-            libc::DT_DIR => true,
-            libc::DT_UNKNOWN => is_folder_at(dir, name)?,
-            _ => false,
-        };
-        if is_dir {
-            return Ok(Some(name.to_owned()));
-        }
-        // SAFETY: unlinkat on a borrowed descriptor and a NUL-terminated name.
-        if unsafe { libc::unlinkat(dir, name.as_ptr(), 0) } != 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::NotFound {
-                return Err(e);
-            }
-        }
-    })();
-    // SAFETY: the stream was opened above and is closed once.
-    unsafe { libc::closedir(stream) };
-    result
-}
-
-fn is_folder_at(dir: RawFd, name: &CStr) -> io::Result<bool> {
-    // SAFETY: fstatat writes into a zeroed stat owned here.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstatat(dir, name.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(stat.st_mode & libc::S_IFMT == libc::S_IFDIR)
-}
-
-/// Opens the folder `name` in `dir`, opened up to Arbiter's user first if a bot closed it
-/// (`chmod 0`, `chmod 500`): only a process without root's rights needs it.
-fn open_at(dir: RawFd, name: &CStr) -> io::Result<OwnedFd> {
-    let open = || {
-        // SAFETY: openat on a borrowed descriptor and a NUL-terminated name; the result is
-        // owned at once.
-        let fd = unsafe {
-            libc::openat(
-                dir,
-                name.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            )
-        };
-        match fd {
-            -1 => Err(io::Error::last_os_error()),
-            // SAFETY: a descriptor just opened, owned by nobody else.
-            fd => Ok(unsafe { OwnedFd::from_raw_fd(fd) }),
-        }
-    };
-    let opened = match open() {
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-            // SAFETY: fchmodat on a borrowed descriptor and a NUL-terminated name.
-            unsafe { libc::fchmodat(dir, name.as_ptr(), 0o700, 0) };
-            open()
-        }
-        other => other,
-    }?;
-    // Its entries can then be removed. A failure shows as the removal's own error.
-    // SAFETY: fchmod on a descriptor owned here.
-    unsafe { libc::fchmod(opened.as_raw_fd(), 0o700) };
-    Ok(opened)
-}
-
-fn identity(fd: RawFd) -> io::Result<(u64, u64)> {
-    // SAFETY: fstat writes into a zeroed stat owned here.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd, &mut stat) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok((stat.st_dev, stat.st_ino))
 }
 
 #[cfg(test)]

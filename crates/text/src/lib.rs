@@ -18,7 +18,11 @@ use std::path::Path;
 /// one, such as `/dev/zero`) is an [`io::ErrorKind::FileTooLarge`] error saying the limit,
 /// after reading no more than `limit + 1` bytes.
 pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
+    read_capped_from(std::fs::File::open(path)?, limit)
+}
+
+/// [`read_capped`] of a file already open (one opened carefully, say, without following links).
+pub fn read_capped_from(file: impl Read, limit: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
@@ -32,7 +36,12 @@ pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 
 /// [`read_capped`] for a text file: invalid UTF-8 is an [`io::ErrorKind::InvalidData`] error.
 pub fn read_to_string_capped(path: &Path, limit: u64) -> io::Result<String> {
-    String::from_utf8(read_capped(path, limit)?)
+    read_to_string_capped_from(std::fs::File::open(path)?, limit)
+}
+
+/// [`read_to_string_capped`] of a file already open.
+pub fn read_to_string_capped_from(file: impl Read, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_capped_from(file, limit)?)
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the file is not UTF-8 text"))
 }
 
@@ -100,6 +109,38 @@ pub fn quote(text: &str) -> Cow<'_, str> {
     prefix(text, QUOTE_CHARS)
 }
 
+/// The longest path a message shows whole ([`short_path`]).
+pub const PATH_CHARS: usize = 160;
+
+/// `path` short enough for one line of a message: one longer than [`PATH_CHARS`] characters is
+/// shown by its first names and its last two, with `…` and the number of names left out between
+/// (`/tmp/arbiter-jail-1-0/…1496 names…/d/d`), each name itself cut to a [`prefix`] of 40.
+pub fn short_path(path: &Path) -> Cow<'_, str> {
+    let whole = path.to_string_lossy();
+    if whole.chars().count() <= PATH_CHARS {
+        return whole;
+    }
+    let names: Vec<Cow<'_, str>> = path
+        .iter()
+        .map(|name| match name.to_string_lossy() {
+            Cow::Borrowed(name) => prefix(name, 40),
+            Cow::Owned(name) => Cow::Owned(prefix(&name, 40).into_owned()),
+        })
+        .collect();
+    let (first, last) = (if path.has_root() { 3 } else { 2 }, 2);
+    if names.len() <= first + last {
+        return Cow::Owned(names.join("/").replacen("//", "/", 1));
+    }
+    let left_out = names.len() - first - last;
+    let mut shown = names[..first].join("/").replacen("//", "/", 1);
+    let _ = write!(
+        shown,
+        "/…{left_out} names…/{}",
+        names[names.len() - last..].join("/")
+    );
+    Cow::Owned(shown)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +182,24 @@ mod tests {
         assert_eq!(empty, "");
         assert_eq!(size(64 * 1024), "64 KiB");
         assert_eq!(size(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn a_long_path_is_shown_by_its_ends() {
+        assert_eq!(short_path(Path::new("/tmp/a/b")), "/tmp/a/b");
+        let deep: std::path::PathBuf = ["/tmp", "arbiter-jail-1-0"]
+            .into_iter()
+            .chain(std::iter::repeat_n("d", 1500))
+            .chain(["file"])
+            .collect();
+        assert_eq!(
+            short_path(&deep),
+            "/tmp/arbiter-jail-1-0/…1499 names…/d/file"
+        );
+        let long_names = Path::new("/x").join("y".repeat(300)).join("z".repeat(300));
+        let shown = short_path(&long_names);
+        assert!(shown.len() < PATH_CHARS, "{shown}");
+        assert!(shown.starts_with("/x/yyyy"), "{shown}");
     }
 
     proptest! {

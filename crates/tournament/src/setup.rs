@@ -167,6 +167,7 @@ pub fn create<G: CatalogGame>(
         Some(plan) => sprt_players::<G>(plan, &new.add, per_match, new.commands)?,
         None => gather_players::<G>(new.dir.as_deref(), &new.add, new.commands)?,
     };
+    refuse_large_folders(&mut players, &new.sandbox);
     for p in players.iter().filter(|p| p.status == Status::Invalid) {
         on_note(Note::Skipped(p));
     }
@@ -253,6 +254,19 @@ fn new_arena<G: CatalogGame>(
         Some(_) => arena.with_a_board_per_seed(),
         None => arena,
     })
+}
+
+/// Keeps out, before any match, the players whose folder is over the sandbox's folder limits
+/// (the sandbox would refuse to copy it for each of their matches), as invalid folders are.
+fn refuse_large_folders(players: &mut [Contestant], sandbox: &SandboxPolicy) {
+    for p in players.iter_mut().filter(|p| p.status == Status::Ok) {
+        if let Some(folder) = &p.folder
+            && let Err(error) = sandbox.check_folder(folder)
+        {
+            p.status = Status::Invalid;
+            p.reason = Some(error.to_string());
+        }
+    }
 }
 
 /// The players a tournament cannot do without, a gauntlet's challenger and an SPRT's two,
@@ -689,11 +703,28 @@ mod tests {
                     ..Default::default()
                 },
                 read_only: vec!["/opt/jdk".into()],
+                folders: arbiter_sandbox::FolderLimits {
+                    max_entries: 20,
+                    ..Default::default()
+                },
             }),
             sprt: None,
         };
         let mut t = old("labyrinth");
         t.settings = serde_json::to_value(&stored).unwrap();
         assert_eq!(StoredSettings::of(&t).unwrap(), stored);
+        // Stored before folders had limits: resumed with the defaults.
+        t.settings["sandbox"]
+            .as_object_mut()
+            .unwrap()
+            .remove("folders");
+        let SandboxPolicy::Required(config) =
+            StoredSettings::<arbiter_catalog::labyrinth::LabyrinthSettings>::of(&t)
+                .unwrap()
+                .sandbox
+        else {
+            panic!("the policy is kept")
+        };
+        assert_eq!(config.folders, arbiter_sandbox::FolderLimits::default());
     }
 }
