@@ -43,6 +43,7 @@ impl SandboxFlags {
                 open_files: self.open_files.unwrap_or(defaults.open_files),
             },
             read_only: self.read_only.iter().map(absolute).collect(),
+            hidden: Vec::new(),
         };
         match (self.no_sandbox, self.sandbox) {
             (true, _) => SandboxPolicy::Off,
