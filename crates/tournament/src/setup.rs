@@ -714,6 +714,7 @@ mod tests {
                     ..Default::default()
                 },
                 read_only: vec!["/opt/jdk".into()],
+                hidden: vec!["/opt/contest".into()],
             }),
             sprt: None,
         };
