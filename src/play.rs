@@ -90,7 +90,7 @@ impl Visit for PlayGame {
             seed.get_or_insert(config.seed);
         }
         let seats = parse_bots(&args.bots, args.commands)?;
-        let policy = args.sandbox.policy();
+        let policy = args.sandbox.policy().hiding(replay_folder(&args));
         check_folders(&seats, &policy)?;
         let sandbox = policy.open()?;
         let report = play_to_replay::<G>(MatchPlan {
@@ -124,6 +124,16 @@ pub fn fresh_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     (now.as_nanos() as u64 ^ u64::from(std::process::id())) % 1_000_000_007
+}
+
+/// The folder the replay is written to, which no bot may see (the current folder for a bare
+/// file name).
+fn replay_folder(args: &PlayCommon) -> Option<std::path::PathBuf> {
+    let replay = args.replay.as_deref()?;
+    Some(match replay.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => ".".into(),
+    })
 }
 
 fn parse_bots(args: &[String], commands: Commands) -> Result<Vec<SeatSpec>> {
@@ -254,7 +264,7 @@ fn play_judge_config(path: &Path, score_path: &Path, args: &PlayCommon) -> Resul
             }))
         })
         .collect::<Result<Vec<_>>>()?;
-    let sandbox = args.sandbox.policy().open()?;
+    let sandbox = args.sandbox.policy().hiding(replay_folder(args)).open()?;
     let mut report = play_to_replay(MatchPlan {
         start: Start::Position(Quoridor::new(rules)?),
         seats,

@@ -8,7 +8,7 @@ mod common;
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{arbiter, root, temp_dir};
@@ -79,8 +79,14 @@ fn shell_words<'a>(words: impl Iterator<Item = &'a str>) -> String {
 
 /// Plays the hostile bot of `dir` against a robot, in a sandbox (required), with `extra` flags.
 fn play(dir: &Path, extra: &[&str]) -> Played {
+    play_with(arbiter(), dir, &dir.join("players/hostile"), extra)
+}
+
+/// Plays as [`play`] does, with `arbiter` (which may be a command that ends by starting it)
+/// and the hostile player's folder named `bot`.
+fn play_with(mut arbiter: Command, dir: &Path, bot: &Path, extra: &[&str]) -> Played {
     let replay = dir.join("match.jsonl");
-    let mut child = arbiter()
+    let mut child = arbiter
         .args([
             "play",
             "quoridor",
@@ -90,7 +96,7 @@ fn play(dir: &Path, extra: &[&str]) -> Played {
             "1",
             "--bot",
         ])
-        .arg(dir.join("players/hostile"))
+        .arg(bot)
         .args(["--bot", "builtin:blocker", "--replay"])
         .arg(&replay)
         .args(extra)
@@ -533,6 +539,260 @@ fn a_scratch_folder_left_by_a_killed_arbiter_is_removed_at_the_next_start() {
     assert_finishes(live);
     assert_left_nothing(&tmp);
     std::fs::remove_dir_all(&tmp).unwrap();
+/// A command that runs the program after it (`arbiter`, with its arguments) in a mount
+/// namespace of its own where `/opt` holds nothing but `/opt/contest`, the folder `dir`: a
+/// contest installed under a system folder, without touching the machine's `/opt`.
+fn in_opt_contest(dir: &Path, cwd: &str) -> Command {
+    let mut command = Command::new("unshare");
+    command
+        .args(["--mount", "--propagation", "private", "sh", "-c"])
+        .arg(
+            "mount -t tmpfs none /opt && mkdir /opt/contest && \
+             mount --bind \"$1\" /opt/contest && cd \"$2\" && shift 2 && exec \"$@\"",
+        )
+        .arg("sh")
+        .arg(dir)
+        .arg(cwd)
+        .arg(env!("CARGO_BIN_EXE_arbiter"));
+    command
+}
+
+/// What the hostile bot of [`CONTEST_VIEW`] tried to see.
+const CONTEST_VIEW: &[&str] = &[
+    "/opt/contest",
+    "/opt/contest/players",
+    "/opt/contest/players/other/strategy.txt",
+    "/opt/contest/contest.db",
+    "/opt/contest/organiser.txt",
+];
+
+/// The hostile bot saw of the contest at `/opt/contest` no other player, no store and no file
+/// of the organiser's: in no listing, and not by their paths.
+fn assert_sees_nothing_of_the_contest(log: &str) {
+    assert!(log.contains("probe: list /opt/contest allowed"), "{log}");
+    for line in log.lines().filter(|l| l.contains("probe: list ")) {
+        for name in ["'other'", "'contest.db'", "'organiser.txt'"] {
+            assert!(!line.contains(name), "{name} listed: {line}");
+        }
+    }
+    for file in &CONTEST_VIEW[2..] {
+        let line = format!("probe: see {file} blocked");
+        assert!(log.contains(&line), "{line:?} not in: {log}");
+    }
+    for secret in [
+        "the other player's secret",
+        "the scores",
+        "the organiser's secret",
+    ] {
+        assert!(!log.contains(secret), "{secret:?} seen: {log}");
+    }
+}
+
+#[test]
+fn a_contest_installed_under_opt_shows_no_other_player_no_store_and_no_organiser_file() {
+    // The organiser plays from the contest's folder, /opt/contest, which holds the store.
+    let marker = format!("arbiter-hostile-{}-opt", std::process::id());
+    let mut view = CONTEST_VIEW.to_vec();
+    view.push(&marker);
+    let dir = contest("opt", "view", &view);
+    let command = in_opt_contest(&dir, "/opt/contest");
+    let played = Played {
+        marker,
+        ..play_with(command, &dir, Path::new("players/hostile"), &[])
+    };
+    assert_sees_nothing_of_the_contest(&played.log);
+    // Its own scratch folder is there, at its folder's path, in an otherwise empty contest.
+    assert_logged(&played, "probe: list /opt/contest allowed ['players']");
+    assert_logged(
+        &played,
+        "probe: list /opt/contest/players allowed ['hostile']",
+    );
+    assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
+    assert_clean(&played);
+}
+
+#[test]
+fn a_tournament_with_its_store_and_players_under_opt_shows_neither_to_a_bot() {
+    // The organiser works elsewhere: the store's and the players' folders are hidden because
+    // the tournament names them, in its compliance check and in its matches.
+    let mut view = CONTEST_VIEW.to_vec();
+    view.push("arbiter-hostile-tournament");
+    let dir = contest("opt-tournament", "view", &view);
+    // The store is the tournament's own.
+    std::fs::remove_file(dir.join("contest.db")).unwrap();
+    let cache = temp_dir("opt-tournament-cache");
+    let replays = cache.join("replays");
+    let output = common::run(
+        in_opt_contest(&dir, "/")
+            .args(["tournament", "run", "quoridor", "/opt/contest/players"])
+            .args([
+                "--db",
+                "/opt/contest/contest.db",
+                "--sandbox",
+                "--seed",
+                "1",
+            ])
+            .args(["--add", "builtin:blocker", "--replays"])
+            .arg(&replays)
+            .env("XDG_CACHE_HOME", &cache),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("excluded"), "{stderr}");
+    // The compliance check's replay and the two matches' (gzip files) each hold the bot's
+    // probes.
+    let mut logs = Vec::new();
+    for entry in walk(&replays) {
+        let mut text = String::new();
+        let file = std::fs::File::open(&entry).unwrap();
+        flate2::read::MultiGzDecoder::new(file)
+            .read_to_string(&mut text)
+            .unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+        if text.contains("probe: ") {
+            logs.push(text);
+        }
+    }
+    assert!(
+        logs.len() >= 3,
+        "{} replays with probes in {}",
+        logs.len(),
+        replays.display()
+    );
+    for log in &logs {
+        // A replay's JSON keeps the quotes of the probe lines as they were.
+        assert_sees_nothing_of_the_contest(log);
+    }
+    std::fs::remove_dir_all(&cache).unwrap();
+    // The store is root's; the folder is the test's.
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// A rustup proxy as the organiser has one on `PATH`: the toolchain is `RUSTUP_TOOLCHAIN`,
+/// else a `rust-toolchain` file in the working folder, else the default of the rustup home,
+/// `RUSTUP_HOME` or `~/.rustup`.
+const CARGO_PROXY: &str = r#"#!/bin/sh
+home="${RUSTUP_HOME:-$HOME/.rustup}"
+toolchain="$RUSTUP_TOOLCHAIN"
+if [ -z "$toolchain" ] && [ -f rust-toolchain ]; then toolchain=$(cat rust-toolchain); fi
+if [ -z "$toolchain" ]; then
+    toolchain=$(sed -n 's/^default_toolchain = "\(.*\)"$/\1/p' "$home/settings.toml")
+fi
+exec "$home/toolchains/$toolchain/bin/cargo" "$@"
+"#;
+
+/// The organiser's cargo token, in their `~/.cargo/credentials.toml`.
+const CARGO_TOKEN: &str = "organiser-cargo-token";
+
+/// An organiser's home in `dir`: `.cargo` with the proxy and a credentials file, `.rustup`
+/// with two toolchains, `stable` (the default) and `nightly`, whose `cargo` says which it is
+/// and runs the player's hostile bot with its arguments.
+fn organisers_rust(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let home = dir.join("home");
+    let script = |path: PathBuf, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    script(home.join(".cargo/bin/cargo"), CARGO_PROXY);
+    let token = format!("[registry]\ntoken = \"{CARGO_TOKEN}\"\n");
+    std::fs::write(home.join(".cargo/credentials.toml"), token).unwrap();
+    for toolchain in ["stable", "nightly"] {
+        let cargo = format!(
+            "#!/bin/sh\necho 'probe: toolchain {toolchain}' >&2\nexec python3 -u hostile.py \"$@\"\n"
+        );
+        script(
+            home.join(format!(".rustup/toolchains/{toolchain}/bin/cargo")),
+            &cargo,
+        );
+    }
+    std::fs::write(
+        home.join(".rustup/settings.toml"),
+        "version = \"12\"\ndefault_toolchain = \"stable\"\n",
+    )
+    .unwrap();
+    home
+}
+
+/// The hostile player's folder of `dir`, whose command is `cargo view CREDENTIALS`, and which
+/// asks for the organiser's `nightly` (its `rust-toolchain` file, and a `.rustup` of its own
+/// whose `nightly` leads to the organiser's).
+fn cargo_player(dir: &Path, home: &Path) -> PathBuf {
+    let hostile = dir.join("players/hostile");
+    let credentials = home.join(".cargo/credentials.toml");
+    let command = shell_words(["cargo", "view", &credentials.display().to_string()].into_iter());
+    std::fs::write(
+        hostile.join("info.txt"),
+        format!("hostile\nHostile\n{command}\n"),
+    )
+    .unwrap();
+    std::fs::write(hostile.join("rust-toolchain"), "nightly\n").unwrap();
+    std::fs::create_dir_all(hostile.join(".rustup/toolchains")).unwrap();
+    std::os::unix::fs::symlink(
+        home.join(".rustup/toolchains/nightly"),
+        hostile.join(".rustup/toolchains/nightly"),
+    )
+    .unwrap();
+    hostile
+}
+
+/// `arbiter play` of the cargo player of `dir` as an organiser whose home is `home`, with
+/// rustup's proxy first on `PATH` and no toolchain chosen in the environment.
+fn play_cargo(dir: &Path, home: &Path, extra: &[String]) -> std::process::Output {
+    let path = format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        home.join(".cargo/bin").display()
+    );
+    arbiter()
+        .args([
+            "play",
+            "quoridor",
+            "--json",
+            "--sandbox",
+            "--seed",
+            "1",
+            "--bot",
+        ])
+        .arg(dir.join("players/hostile"))
+        .args(["--bot", "builtin:blocker", "--replay"])
+        .arg(dir.join("match.jsonl"))
+        .args(extra)
+        .env("PATH", path)
+        .env("HOME", home)
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUSTUP_HOME")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_player_whose_command_is_cargo_is_not_shown_the_organisers_cargo_folder() {
+    let dir = contest("cargo", "view", &[]);
+    let home = organisers_rust(&dir);
+    cargo_player(&dir, &home);
+    let output = play_cargo(&dir, &home, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The player's command names a toolchain the organiser did not name: refused, with the
+    // flag that would show it.
+    assert!(!output.status.success(), "{stderr}");
+    let flag = format!("--sandbox-ro {}", home.join(".cargo").display());
+    assert!(stderr.contains(&flag), "{stderr}");
+    let replay = std::fs::read_to_string(dir.join("match.jsonl")).unwrap_or_default();
+    assert!(!replay.contains(CARGO_TOKEN), "{replay}");
+    assert!(!replay.contains("probe: toolchain"), "{replay}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -557,5 +817,33 @@ fn two_arbiters_never_give_two_live_bots_the_same_uid() {
     }
     assert_left_nothing(&tmp);
     std::fs::remove_dir_all(&tmp).unwrap();
+fn a_players_rust_toolchain_file_does_not_choose_the_organisers_toolchain_or_show_credentials() {
+    let dir = contest("cargo-named", "view", &[]);
+    let home = organisers_rust(&dir);
+    cargo_player(&dir, &home);
+    let extra = [".cargo", ".rustup"]
+        .map(|f| {
+            [
+                "--sandbox-ro".to_owned(),
+                home.join(f).display().to_string(),
+            ]
+        })
+        .concat();
+    let output = play_cargo(&dir, &home, &extra);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let log = bot_log(&dir.join("match.jsonl"));
+    assert!(log.contains("probe: toolchain stable"), "{log}");
+    assert!(!log.contains("probe: toolchain nightly"), "{log}");
+    assert!(!log.contains(CARGO_TOKEN), "{log}");
+    // Said once, at the start: what the bots of player folders see, and what they do not.
+    assert_eq!(
+        stderr
+            .matches("sandbox: the bots of player folders see")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("RUSTUP_TOOLCHAIN=stable"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -33,6 +33,19 @@ def try_read(what, path):
         say(what, False, e.strerror)
 
 
+def try_see(path):
+    """Lists a folder, reads a file, or says that nothing is there."""
+    if os.path.isdir(path):
+        try:
+            say("list " + path, True, repr(sorted(os.listdir(path))))
+        except OSError as e:
+            say("list " + path, False, e.strerror)
+    elif os.path.lexists(path):
+        try_read("read " + path, path)
+    else:
+        say("see " + path, False, "nothing there")
+
+
 def try_write(what, path):
     try:
         with open(path, "w") as f:
@@ -90,6 +103,10 @@ def main():
         try_write("write outside", os.path.join(os.path.dirname(args[0]), "planted.txt"))
         try_write("write scratch", "note.txt")
         try_write("write tmp", "/tmp/note.txt")
+        play()
+    elif mode == "view":
+        for path in args:
+            try_see(path)
         play()
     elif mode == "network":
         try_connect("connect local", "127.0.0.1", args[0])

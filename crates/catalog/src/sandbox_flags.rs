@@ -59,6 +59,7 @@ impl SandboxFlags {
                 max_entries: self.max_folder_entries.unwrap_or(folders.max_entries),
                 max_depth: self.max_folder_depth.unwrap_or(folders.max_depth),
             },
+            hidden: Vec::new(),
         };
         match (self.no_sandbox, self.sandbox) {
             (true, _) => SandboxPolicy::Off,

@@ -1,5 +1,6 @@
 //! One bot's jail: its cgroup, its scratch folder and the command that starts it inside.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::os::unix::fs::{PermissionsExt, lchown, symlink};
@@ -12,7 +13,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cgroup::BotCgroup;
-use crate::mounts::{Author, ISOLATION, Mount, exposed, in_system, ordered, system_args};
+use crate::mounts::{
+    Author, ISOLATION, Mount, cover_for, credentials_covers, exposed, in_system, ordered,
+    system_args, system_folders,
+};
 use crate::scratch::{Owner, private_dir};
 use crate::uids::UidLease;
 use crate::{FolderLimit, FolderLimits, Limit, Sandbox, SandboxError};
@@ -55,6 +59,10 @@ impl Jail {
         let mut shown = exposed(argv, &cwd, author);
         shown.extend(sandbox.config.read_only.iter().cloned());
         check_visible(&argv[0], &cwd, &shown)?;
+        if author == Author::Player {
+            sandbox.toolchains.check_found(&argv[0])?;
+            sandbox.toolchains.announce();
+        }
         let uid = lease.as_ref().map(UidLease::uid);
         let scratch = make_scratch(&sandbox.scratch, n, dir, uid, &sandbox.config.folders)?;
         let cgroup = match sandbox.cgroups.make(n, &limits) {
@@ -64,17 +72,13 @@ impl Jail {
                 return Err(e);
             }
         };
-        let mut mounts = vec![Mount::Bind {
+        let mut mounts = view(sandbox, shown, &cwd);
+        mounts.push(Mount::Bind {
             from: scratch.clone(),
             at: cwd.clone(),
             writable: true,
-        }];
-        mounts.extend(shown.into_iter().map(|p| Mount::Bind {
-            from: p.clone(),
-            at: p,
-            writable: false,
-        }));
-        let mut full = bwrap_args(sandbox, mounts, &cwd, uid);
+        });
+        let mut full = bwrap_args(sandbox, mounts, &cwd, uid, author);
         full.push("--".into());
         full.extend(argv.iter().cloned());
         Ok(Jail {
@@ -154,7 +158,13 @@ impl Drop for Jail {
 
 /// bubblewrap and its arguments: namespaces, the system, `mounts`, the working folder, the
 /// environment, and the drop to the bot's user; the bot's command line follows.
-fn bwrap_args(sandbox: &Sandbox, mounts: Vec<Mount>, cwd: &Path, uid: Option<u32>) -> Vec<String> {
+fn bwrap_args(
+    sandbox: &Sandbox,
+    mounts: Vec<Mount>,
+    cwd: &Path,
+    uid: Option<u32>,
+    author: Author,
+) -> Vec<String> {
     let mut full = vec![path_arg(&sandbox.bwrap)];
     full.extend(ISOLATION.iter().map(|s| s.to_string()));
     full.extend(system_args());
@@ -163,7 +173,7 @@ fn bwrap_args(sandbox: &Sandbox, mounts: Vec<Mount>, cwd: &Path, uid: Option<u32
     full.extend(["--perms", "1777", "--size", &tmp_size, "--tmpfs", "/tmp"].map(String::from));
     full.extend(ordered(mounts));
     full.extend(["--chdir".into(), path_arg(cwd), "--clearenv".into()]);
-    for (key, value) in environment(cwd) {
+    for (key, value) in environment(cwd, sandbox, author) {
         full.extend(["--setenv".into(), key.into(), value]);
     }
     match (&sandbox.setpriv, uid) {
@@ -234,16 +244,55 @@ fn check_visible(program: &str, cwd: &Path, shown: &[PathBuf]) -> Result<(), San
 }
 
 /// The bot's whole environment: nothing of the organiser's but where programs are and the
-/// language.
-fn environment(home: &Path) -> Vec<(&'static str, String)> {
-    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+/// language. A player's bot finds programs in the folders its jail shows only, and the
+/// toolchain proxies shown to it are fixed on the organiser's choice (`toolchains.rs`).
+fn environment(home: &Path, sandbox: &Sandbox, author: Author) -> Vec<(&'static str, String)> {
+    let path = match author {
+        Author::Player => sandbox.toolchains.path(),
+        Author::Organiser => {
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())
+        }
+    };
     let lang = std::env::var("LANG").unwrap_or_else(|_| "C.UTF-8".into());
-    vec![
+    let mut environment = vec![
         ("PATH", path),
         ("HOME", path_arg(home)),
         ("LANG", lang),
         ("TMPDIR", "/tmp".into()),
-    ]
+    ];
+    if author == Author::Player {
+        environment.extend(sandbox.toolchains.pins().iter().cloned());
+    }
+    environment
+}
+
+/// What the bot sees besides the system and its scratch folder: the `shown` paths read-only,
+/// without the credentials files at their top, and an empty folder over every folder of the
+/// contest they or the system would show (the players', the store's, the organiser's working
+/// folder, the one holding the player folder at `cwd`).
+fn view(sandbox: &Sandbox, shown: Vec<PathBuf>, cwd: &Path) -> Vec<Mount> {
+    let mut holders = system_folders();
+    holders.extend(shown.iter().filter(|p| p.is_dir()).cloned());
+    let player_folders = cwd.parent().filter(|_| cwd != sandbox.workdir);
+    let private = sandbox
+        .config
+        .hidden
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([sandbox.workdir.as_path()])
+        .chain(player_folders)
+        .filter(|p| p.exists())
+        .flat_map(|p| [Some(p.to_path_buf()), p.canonicalize().ok()])
+        .flatten();
+    let covers: BTreeSet<PathBuf> = private.filter_map(|p| cover_for(&p, &holders)).collect();
+    let mut mounts: Vec<Mount> = shown.iter().flat_map(|p| credentials_covers(p)).collect();
+    mounts.extend(shown.into_iter().map(|p| Mount::Bind {
+        from: p.clone(),
+        at: p,
+        writable: false,
+    }));
+    mounts.extend(covers.into_iter().map(Mount::Cover));
+    mounts
 }
 
 fn path_arg(path: &Path) -> String {

@@ -18,6 +18,7 @@ mod jail;
 mod mounts;
 mod scratch;
 mod uids;
+mod toolchains;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -118,7 +119,8 @@ impl fmt::Display for FolderLimit {
     }
 }
 
-/// What a sandbox is asked for: the limits, and more folders to show its bots read-only.
+/// What a sandbox is asked for: the limits, more folders to show its bots read-only, and the
+/// folders of the contest no bot may see.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxConfig {
     /// The limits of every bot.
@@ -130,6 +132,12 @@ pub struct SandboxConfig {
     /// the defaults).
     #[serde(default)]
     pub folders: FolderLimits,
+    /// Folders no bot sees even when they sit under a folder the sandbox shows: the store's,
+    /// the players', the replays' (absolute paths, named by the command that knows them).
+    /// Arbiter's working folder and the folder holding each player folder are always hidden
+    /// besides these.
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
 }
 
 /// Whether bots run in a sandbox, as the organiser chose: the choice a tournament is stored
@@ -153,6 +161,20 @@ impl Default for SandboxPolicy {
 }
 
 impl SandboxPolicy {
+    /// This policy, with `folders` hidden from every bot besides those it hides already
+    /// ([`SandboxConfig::hidden`]); relative paths are taken from the current folder.
+    pub fn hiding(mut self, folders: impl IntoIterator<Item = PathBuf>) -> SandboxPolicy {
+        if let SandboxPolicy::Preferred(config) | SandboxPolicy::Required(config) = &mut self {
+            for folder in folders {
+                let folder = std::path::absolute(&folder).unwrap_or(folder);
+                if !config.hidden.contains(&folder) {
+                    config.hidden.push(folder);
+                }
+            }
+        }
+        self
+    }
+
     /// The sandbox this policy asks for: `None` when it is off, or preferred but impossible
     /// here (said once on stderr); an error when it is required but impossible.
     pub fn open(&self) -> Result<Option<Sandbox>, Unavailable> {
@@ -252,6 +274,21 @@ pub enum SandboxError {
     )]
     #[allow(missing_docs)] // the fields' names say what they hold
     Hidden { program: PathBuf },
+    /// A player's bare command is found only in a folder of the organiser's `PATH` the jail
+    /// does not show.
+    #[error(
+        "`{program}` is {}, in a toolchain the sandbox does not show to a player's bot \
+         (a player's command does not choose the organiser's toolchains); --sandbox-ro {} \
+         shows it to every bot",
+        found.display(),
+        folder.display()
+    )]
+    #[allow(missing_docs)] // the fields' names say what they hold
+    ToolchainNotShown {
+        program: String,
+        found: PathBuf,
+        folder: PathBuf,
+    },
     /// The player folder is too large to copy into the bot's scratch folder.
     #[error(
         "player folder {} {limit}; the sandbox copies it for every seat of every match",
@@ -287,6 +324,10 @@ pub struct Sandbox {
     cgroups: Cgroups,
     /// This process's folder of scratch folders.
     scratch: Arc<Owner>,
+    /// Arbiter's working folder, hidden from every bot.
+    workdir: PathBuf,
+    /// The toolchains the bots of player folders see.
+    toolchains: toolchains::Toolchains,
 }
 
 impl Sandbox {
@@ -320,13 +361,19 @@ impl Sandbox {
                 )));
             }
         }
+        // A working folder that was removed holds nothing a bot could see.
+        let workdir = std::env::current_dir()
+            .and_then(|d| d.canonicalize())
+            .unwrap_or_else(|_| PathBuf::from("/"));
         Ok(Sandbox {
+            toolchains: toolchains::Toolchains::new(&config.read_only),
             config,
             bwrap,
             setpriv,
             uids,
             cgroups,
             scratch,
+            workdir,
         })
     }
 

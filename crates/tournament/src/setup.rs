@@ -161,6 +161,9 @@ pub fn create<G: CatalogGame>(
     mut new: NewTournament<G::Settings>,
     on_note: &mut dyn FnMut(Note<'_>),
 ) -> Result<Created<G>, TournamentError> {
+    let base = replays_base(new.replays.as_deref(), store, db)?;
+    let hidden = contest_folders(&new, store, &base);
+    new.sandbox = std::mem::take(&mut new.sandbox).hiding(hidden);
     let arena = new_arena::<G>(&mut new)?;
     let per_match = arena.players_per_match();
     let mut players = match &mut new.sprt {
@@ -178,7 +181,6 @@ pub fn create<G: CatalogGame>(
     let challenger = find_challenger(&players, new.challenger.as_deref(), format)?;
     // The compliance check writes its replays before the store numbers the tournament: in a
     // folder of this process, named for the tournament once it has its number.
-    let base = replays_base(new.replays.as_deref(), store, db)?;
     let checks = base.join(format!(".checking-{}", std::process::id()));
     create_folder(&checks)?;
     check(&arena, &mut players, &new, &checks, on_note);
@@ -234,6 +236,29 @@ pub fn create<G: CatalogGame>(
         arena,
         playing,
     })
+}
+
+/// The folders of a new tournament no bot may see, stored with it so that every worker hides
+/// them: the store's, the players', each added player's parent, the replays'.
+fn contest_folders<S>(new: &NewTournament<S>, store: &Store, replays: &Path) -> Vec<PathBuf> {
+    // The folder of a bare file name is the current folder, made absolute by `hiding`.
+    let folder_of = |file: &Path| match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let added = new
+        .add
+        .iter()
+        .filter(|a| !a.starts_with("builtin:"))
+        .map(|a| folder_of(Path::new(a)));
+    store
+        .file()
+        .map(folder_of)
+        .into_iter()
+        .chain(new.dir.clone())
+        .chain(added)
+        .chain([replays.to_path_buf()])
+        .collect()
 }
 
 /// The arena of a new tournament. Games that draw their board (Domino) draw it from the
@@ -707,6 +732,7 @@ mod tests {
                     max_entries: 20,
                     ..Default::default()
                 },
+                hidden: vec!["/opt/contest".into()],
             }),
             sprt: None,
         };
