@@ -737,3 +737,35 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     files
 }
+
+/// A judge-style command `players\100016\` names the player folder itself: it was rewritten
+/// to `./` and the match failed with "cannot start `./`", which said nothing of the line.
+#[test]
+fn a_judge_command_naming_its_own_folder_says_so_instead_of_cannot_start() {
+    let dir = temp_dir("judge-folder-command");
+    let folder = dir.join("players").join("100016");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("info.txt"),
+        "gracz\nJan Kowalski\nplayers\\100016\\\n",
+    )
+    .unwrap();
+    let output = arbiter()
+        .args(["play", "domino", "--bot"])
+        .arg(&folder)
+        .args(["--bot", "builtin:random"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(!stderr.contains("cannot start `./`"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: the command `players\\100016\\`, run as the course's judge ran it, cannot \
+             run here: `players\\100016\\` is the player folder itself, not a program",
+            folder.join("info.txt").display()
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -244,3 +244,59 @@ fn a_changed_number_in_a_final_log_is_refused_with_its_turn() {
         "{stderr}"
     );
 }
+
+/// `command` with its address space limited to `bytes`, so that a size taken on trust ends
+/// it soon rather than after it has taken the machine's memory.
+fn with_memory_limit(
+    command: &mut std::process::Command,
+    bytes: u64,
+) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: setrlimit is async-signal-safe, and nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        })
+    }
+}
+
+/// `SIZE 4294967296 4294967296` made width × height wrap to 0, so a log whose FIELDS lines
+/// were empty passed the size check, and the importer grew a list of pushes until the
+/// allocator aborted (exit 134, a backtrace).
+#[test]
+fn a_graphisoft_log_whose_size_wraps_to_zero_is_refused() {
+    let dir = temp_dir("wrapping-size");
+    let text: String = EXAMPLE
+        .lines()
+        .map(|line| match line.split(' ').next() {
+            Some("SIZE") => "SIZE 4294967296 4294967296\n".to_string(),
+            Some("FIELDS") => "FIELDS\n".to_string(),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    let log = dir.join("wrap.log");
+    std::fs::write(&log, text).unwrap();
+    let out = dir.join("out.jsonl");
+    let output = with_memory_limit(&mut import(&log, &out), 1 << 30)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(134), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "arbiter: {}: line 5: SIZE 4294967296 4294967296: both sides must be 2 to 20",
+            log.display()
+        )
+    );
+    assert!(!out.exists(), "nothing is written for a refused log");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -271,3 +271,46 @@ fn an_endless_level_file_is_refused_at_its_limit() {
         "{stderr}"
     );
 }
+
+/// A fights log of sixteen million empty msgpack lists in 16 MiB: each took tens of bytes
+/// once decoded, and the whole log was decoded before it was looked at: under 512 MiB of
+/// address space the import aborted (exit 134), and a 256 MiB log grew to gigabytes.
+#[test]
+fn a_fights_log_of_millions_of_empty_lists_is_refused_before_it_is_decoded() {
+    use std::os::unix::process::CommandExt as _;
+    let dir = temp_dir("empty-lists");
+    let mut log = vec![0xdc, 0x13, 0x88];
+    for _ in 0..5_000 {
+        log.extend([0xdc, 0x0c, 0xcd]);
+        log.extend(std::iter::repeat_n(0x90, 3_277));
+    }
+    let path = dir.join("lists.msgpack");
+    std::fs::write(&path, log).unwrap();
+    let mut command = arbiter();
+    command
+        .args(["replay", "import", "--format", "fights-msgpack"])
+        .arg(&path)
+        .arg("-o")
+        .arg(dir.join("out.jsonl"));
+    // SAFETY: setrlimit is async-signal-safe, and nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 512 << 20,
+                rlim_max: 512 << 20,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let output = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(": the log holds more than 4000000 msgpack values"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

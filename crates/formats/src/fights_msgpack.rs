@@ -12,6 +12,7 @@
 //! The board is indexed `[channel][x][y]` with walls labelled by owner id + 1, as upstream's
 //! `PuoriborState.to_dict()` writes it; the timestamp is the wall-clock time of the step.
 
+mod sizes;
 mod timestamp;
 
 use std::io::Cursor;
@@ -94,6 +95,15 @@ pub enum ImportError {
         /// What the decoder found.
         error: rmpv::decode::Error,
     },
+    /// A length the log announces does not fit the bytes that follow it, or the log holds more
+    /// than any log of a game does.
+    #[error("at byte {offset}: {problem}")]
+    Size {
+        /// Where the value announcing it starts.
+        offset: u64,
+        /// What does not fit.
+        problem: String,
+    },
     /// The value is not a list.
     #[error("the log is not a msgpack list")]
     NotAList,
@@ -118,6 +128,20 @@ pub enum Problem {
     Timestamp {
         /// Its length.
         len: usize,
+    },
+    /// A timestamp whose nanoseconds are not below a second.
+    #[error("a timestamp of {seconds} s and {nanos} ns: the nanoseconds must be below 10^9")]
+    TimestampNanos {
+        /// Its seconds.
+        seconds: i64,
+        /// Its nanoseconds.
+        nanos: u32,
+    },
+    /// The match ends at a time this system cannot hold.
+    #[error("the match ends {unix_nanos} ns after 1970, a time this system cannot hold")]
+    TimeRange {
+        /// The end, in nanoseconds since the Unix epoch.
+        unix_nanos: i128,
     },
     /// A field is missing.
     #[error("no {0}")]
@@ -370,7 +394,8 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
         (Some(t), Some(t0)) => (t.unix_nanos() - t0) as f64 / 1e6,
         _ => 0.0,
     };
-    let actions = elements.len() as u32 - 1;
+    // At most sizes::MAX_ELEMENTS: no truncation.
+    let actions = u32::try_from(elements.len() - 1).unwrap_or(u32::MAX);
     let mut game = Puoribor::with_max_ticks(DEFAULT_MAX_TICKS.max(actions));
     let names = ["fights agent 0", "fights agent 1"];
     let header = Header::new(
@@ -390,14 +415,17 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
         placement: o.placement,
         bots: names.iter().map(|name| summary(name)).collect(),
     });
-    let ended = t0.map(|t0| {
-        let end = t0 + (last_ms(ticks.last()) * 1e6).round() as i128;
-        if end >= 0 {
-            UNIX_EPOCH + Duration::from_nanos(end as u64)
-        } else {
-            UNIX_EPOCH - Duration::from_nanos((-end) as u64)
+    let ended = match t0 {
+        Some(t0) => {
+            let end = t0 + (last_ms(ticks.last()) * 1e6).round() as i128;
+            let last = elements.len() - 1;
+            Some(system_time(end).ok_or(ImportError::Element {
+                index: last,
+                problem: Problem::TimeRange { unix_nanos: end },
+            })?)
         }
-    });
+        None => None,
+    };
     let replay = Replay {
         header,
         ticks,
@@ -406,20 +434,29 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     Ok(Imported { replay, ended })
 }
 
-/// The elements of the log's list.
-/// The deepest nesting decoded: a log is a list of maps holding a (4, 9, 9) board, six levels
-/// at most. rmpv's own limit of 1024 levels, each a frame of its recursive reader, overflows a
-/// thread's stack before it is reached in a debug build.
-const MAX_DEPTH: usize = 32;
+/// The time `unix_nanos` after the Unix epoch, if this system can hold it.
+fn system_time(unix_nanos: i128) -> Option<SystemTime> {
+    let magnitude = unix_nanos.unsigned_abs();
+    let seconds = u64::try_from(magnitude / 1_000_000_000).ok()?;
+    let since = Duration::new(seconds, (magnitude % 1_000_000_000) as u32);
+    match unix_nanos >= 0 {
+        true => UNIX_EPOCH.checked_add(since),
+        false => UNIX_EPOCH.checked_sub(since),
+    }
+}
 
+/// The elements of the log's list, its sizes checked before it is decoded. The depth is
+/// limited too: rmpv's own limit of 1024 levels, each a frame of its recursive reader,
+/// overflows a thread's stack before it is reached in a debug build.
 fn decode(bytes: &[u8]) -> Result<Vec<Value>, ImportError> {
+    sizes::check(bytes)?;
     let mut cursor = Cursor::new(bytes);
-    let log = rmpv::decode::read_value_with_max_depth(&mut cursor, MAX_DEPTH).map_err(|error| {
-        ImportError::NotMsgpack {
+    let log = rmpv::decode::read_value_with_max_depth(&mut cursor, sizes::MAX_DEPTH).map_err(
+        |error| ImportError::NotMsgpack {
             offset: cursor.position(),
             error,
-        }
-    })?;
+        },
+    )?;
     match log {
         Value::Array(elements) if elements.is_empty() => Err(ImportError::Empty),
         Value::Array(elements) => Ok(elements),

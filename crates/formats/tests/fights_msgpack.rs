@@ -112,8 +112,14 @@ fn a_replay_of_another_game_or_with_a_wrong_state_is_refused() {
 
 #[test]
 fn damaged_logs_say_where() {
-    let error = import(&[0x92, 0x01]).unwrap_err();
+    let error = import(&[0x92, 0x01, 0xcb, 0x40]).unwrap_err();
     assert!(matches!(error, ImportError::NotMsgpack { .. }), "{error}");
+    // A list of two values with one byte after its header: refused before decoding.
+    let error = import(&[0x92, 0x01]).unwrap_err();
+    assert!(
+        matches!(error, ImportError::Size { offset: 0, .. }),
+        "{error}"
+    );
     let error = import(&[0x90]).unwrap_err();
     assert!(matches!(error, ImportError::Empty), "{error}");
     let error = import(&[0x01]).unwrap_err();

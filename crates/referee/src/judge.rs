@@ -69,13 +69,21 @@ pub fn judge_argv(dir: &Path, info: &Path, command: &str) -> Result<Vec<String>,
         problem,
     };
     if command.contains('\\') {
-        return windows_words(command)
-            .into_iter()
+        let words = windows_words(command);
+        let argv = words
+            .iter()
             .map(|word| match word.contains('\\') {
-                true => inside(dir, &word).map_err(refuse),
-                false => Ok(word),
+                true => inside(dir, word).map_err(refuse),
+                false => Ok(word.clone()),
             })
-            .collect();
+            .collect::<Result<Vec<String>, _>>()?;
+        return match (words.first(), argv.first()) {
+            (Some(written), Some(program)) => {
+                a_program(dir, written, program).map_err(refuse)?;
+                Ok(argv)
+            }
+            _ => Err(refuse("it names no program".into())),
+        };
     }
     // The judge looked for the extensions as written, case and all.
     if command.contains(".jar") {
@@ -103,7 +111,11 @@ pub fn judge_argv(dir: &Path, info: &Path, command: &str) -> Result<Vec<String>,
             present(dir, script).map_err(refuse)?,
         ]);
     }
-    split_command(command)
+    let argv = split_command(command)?;
+    if let Some(program) = argv.first() {
+        a_program(dir, program, program).map_err(refuse)?;
+    }
+    Ok(argv)
 }
 
 fn no_name(extension: &str) -> String {
@@ -149,6 +161,27 @@ fn inside(dir: &Path, word: &str) -> Result<String, String> {
         }) => Err(format!("{} is not there", quote(&word))),
         Err(refused) => Err(refused.to_string()),
     }
+}
+
+/// Checks that `program`, the first word of the command (`written` as the command has it),
+/// can be a program: a path to a folder of the player folder `dir` is not one, and running it
+/// would only say that `./` cannot start.
+fn a_program(dir: &Path, written: &str, program: &str) -> Result<(), String> {
+    if written.is_empty() {
+        return Err("its first word, the program, is empty".into());
+    }
+    if !program.contains('/') || !dir.join(program).is_dir() {
+        return Ok(());
+    }
+    let folder = match program.trim_start_matches("./").trim_end_matches('/') {
+        "" | "." => "the player folder itself".to_string(),
+        within => format!("the folder `{}` of the player folder", quote(within)),
+    };
+    Err(format!(
+        "`{}` is {folder}, not a program: the command must start with the program to run, \
+         a file in the player folder",
+        quote(written)
+    ))
 }
 
 /// `path` (named `name` in the command) from inside `dir`, or why it is not inside.
@@ -270,5 +303,98 @@ mod tests {
         assert!(!Commands::AsWritten.judge_for(Path::new("/p/024680")));
         assert_eq!("as-written".parse(), Ok(Commands::AsWritten));
         assert!("windows".parse::<Commands>().is_err());
+    }
+
+    /// A player folder `players/100016` under a fresh judge's folder, with a `bin` folder and
+    /// a program `bot` in it; the player folder's path.
+    fn player_folder(name: &str) -> PathBuf {
+        let root =
+            std::env::temp_dir().join(format!("arbiter-judge-{}-{name}", std::process::id()));
+        let dir = root.join("players").join("100016");
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::fs::write(dir.join("bot"), "#!/bin/sh\n").unwrap();
+        dir
+    }
+
+    fn argv(dir: &Path, command: &str) -> Result<Vec<String>, String> {
+        judge_argv(dir, &dir.join("info.txt"), command).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_command_naming_a_folder_says_so_with_the_line_and_the_info_txt() {
+        let dir = player_folder("folder");
+        let info = dir.join("info.txt");
+        assert_eq!(
+            argv(&dir, r"players\100016\").unwrap_err(),
+            format!(
+                r"{}: the command `players\100016\`, run as the course's judge ran it, cannot run here: `players\100016\` is the player folder itself, not a program: the command must start with the program to run, a file in the player folder",
+                info.display()
+            )
+        );
+        for command in [r"players\100016", r".\players\100016\.", "./"] {
+            let error = argv(&dir, command);
+            assert!(
+                error
+                    .as_ref()
+                    .is_err_and(|e| e.contains("is the player folder itself, not a program")),
+                "{command}: {error:?}"
+            );
+        }
+        let error = argv(&dir, r"players\100016\bin arg").unwrap_err();
+        assert!(
+            error.contains(
+                r"`players\100016\bin` is the folder `bin` of the player folder, not a program"
+            ),
+            "{error}"
+        );
+        let error = argv(&dir, r#""" players\100016\bot"#).unwrap_err();
+        assert!(
+            error.ends_with("its first word, the program, is empty"),
+            "{error}"
+        );
+        // A folder is fine as an argument, and a program in the folder as the program.
+        assert_eq!(
+            argv(&dir, r"java -cp players\100016\ Main").unwrap(),
+            ["java", "-cp", "./", "Main"]
+        );
+        assert_eq!(
+            argv(&dir, r"players\100016\bot --fast").unwrap(),
+            ["./bot", "--fast"]
+        );
+        std::fs::remove_dir_all(dir.parent().unwrap().parent().unwrap()).unwrap();
+    }
+
+    /// Commands of a hostile info.txt, each refused with what is wrong.
+    #[test]
+    fn hostile_judge_commands_stay_refused() {
+        let dir = player_folder("hostile");
+        for (command, says) in [
+            (r"..\..\etc\passwd", "outside the player folder"),
+            (r"players\100016\..\100017\bot", "outside the player folder"),
+            (
+                r"players\100016\..\..\..\bin\sh",
+                "outside the player folder",
+            ),
+            (r"\bin\sh", "outside the player folder"),
+            (r"\\server\share\bot.exe", "outside the player folder"),
+            (r"C:\bots\bot.exe", "Windows drive"),
+            (r"players\100016\missing", "is not there"),
+            (
+                r"java -jar players\100017\P.jar",
+                "outside the player folder",
+            ),
+            ("../100017/bot.exe", "outside the player folder"),
+            ("/bin/sh.exe", "outside the player folder"),
+            ("java -jar ../x.jar", "x.jar is not in the player folder"),
+            ("python3 ../../x.py", "x.py is not in the player folder"),
+            (r"players\100016\", "not a program"),
+        ] {
+            let error = argv(&dir, command);
+            assert!(
+                error.as_ref().is_err_and(|e| e.contains(says)),
+                "{command}: {error:?}"
+            );
+        }
+        std::fs::remove_dir_all(dir.parent().unwrap().parent().unwrap()).unwrap();
     }
 }

@@ -45,7 +45,20 @@ impl Timestamp {
         Value::Ext(TIMESTAMP_EXT, bytes)
     }
 
+    /// The timestamp of an extension's data, its nanoseconds checked (the 8- and 12-byte
+    /// layouts can hold more than a second's).
     pub(super) fn from_ext(bytes: &[u8]) -> Result<Timestamp, Problem> {
+        let stamp = Timestamp::from_layout(bytes)?;
+        if stamp.nanos >= 1_000_000_000 {
+            return Err(Problem::TimestampNanos {
+                seconds: stamp.seconds,
+                nanos: stamp.nanos,
+            });
+        }
+        Ok(stamp)
+    }
+
+    fn from_layout(bytes: &[u8]) -> Result<Timestamp, Problem> {
         if let Ok(b) = <[u8; 4]>::try_from(bytes) {
             return Ok(Timestamp {
                 seconds: i64::from(u32::from_be_bytes(b)),
@@ -99,6 +112,17 @@ mod tests {
         for len in [0, 3, 5, 11, 13] {
             let error = Timestamp::from_ext(&vec![0; len]).unwrap_err();
             assert!(matches!(error, Problem::Timestamp { len: l } if l == len));
+        }
+    }
+
+    #[test]
+    fn nanoseconds_of_a_second_or_more_are_refused() {
+        let mut twelve = u32::MAX.to_be_bytes().to_vec();
+        twelve.extend(i64::MAX.to_be_bytes());
+        let eight = (1_000_000_000u64 << 34).to_be_bytes();
+        for bytes in [&twelve[..], &eight[..]] {
+            let error = Timestamp::from_ext(bytes).unwrap_err();
+            assert!(matches!(error, Problem::TimestampNanos { .. }), "{error}");
         }
     }
 }

@@ -155,7 +155,7 @@ fn corrected(action: Action, code: Code) -> Action {
 }
 
 fn ends_at_limit(init: &Init, last: &Block) -> bool {
-    last.tick + 1 == init.max_tick && last.player + 1 == init.names.len()
+    last.tick.checked_add(1) == Some(init.max_tick) && last.player + 1 == init.names.len()
 }
 
 /// Pass 1 for the turn between blocks `a` and `b`.

@@ -1,6 +1,6 @@
 //! The blocks of a log: the init block, the turn blocks and `SCORE`.
 
-use arbiter_games::labyrinth::{Cell, Init};
+use arbiter_games::labyrinth::{Cell, Init, MAX_SEATS, level};
 
 use super::ImportError;
 
@@ -117,27 +117,112 @@ pub(super) fn parse(text: &str) -> Result<Log, ImportError> {
 }
 
 /// The init block with nothing unknown in it and nothing missing but BLOCKED: a log the
-/// importer does not fully understand is not trusted.
+/// importer does not fully understand is not trusted. Every number is checked against the
+/// rules' bounds on the line it is read from, before anything is sized by it.
 fn parse_init(lines: &[(usize, &str)]) -> Result<Init, ImportError> {
     let mut init = Init::default();
-    let mut seen = Vec::new();
+    let mut seen: Vec<(&str, usize)> = Vec::new();
     for &(n, line) in lines {
         let keyword = line.split_whitespace().next().unwrap_or("");
         if !init.read_line(line).map_err(|e| at_line(n, e))? {
             return Err(at_line(n, format!("`{keyword}` in the init block")));
         }
-        seen.push(keyword);
+        check_init_line(&init, keyword).map_err(|e| at_line(n, e))?;
+        seen.push((keyword, n));
     }
     let keywords = [
         "ID", "PLAYERS", "PLAYER", "LEVEL", "SIZE", "DISPLAYS", "MAXTICK", "TARGETS",
     ];
-    match keywords.into_iter().find(|k| !seen.contains(k)) {
-        Some(keyword) => Err(ImportError::InitMissing {
+    let line_of = |keyword: &str| {
+        seen.iter()
+            .rev()
+            .find(|(k, _)| *k == keyword)
+            .map(|(_, n)| *n)
+    };
+    if let Some(keyword) = keywords.into_iter().find(|k| line_of(k).is_none()) {
+        return Err(ImportError::InitMissing {
             line: lines[0].0,
             keyword,
-        }),
-        None => Ok(init),
+        });
     }
+    check_init_block(&init)
+        .map_err(|(keyword, problem)| at_line(line_of(keyword).unwrap_or(lines[0].0), problem))?;
+    Ok(init)
+}
+
+/// Most displays a board of the largest size has (N·M/4).
+const MAX_DISPLAYS: usize = level::MAX_SIDE * level::MAX_SIDE / 4;
+
+/// The bounds of the rules on the line of `keyword` just read into `init`, alone.
+fn check_init_line(init: &Init, keyword: &str) -> Result<(), String> {
+    let sides = level::MIN_SIDE..=level::MAX_SIDE;
+    match keyword {
+        "SIZE" if !sides.contains(&init.width) || !sides.contains(&init.height) => Err(format!(
+            "SIZE {} {}: both sides must be {} to {}",
+            init.width,
+            init.height,
+            level::MIN_SIDE,
+            level::MAX_SIDE
+        )),
+        "PLAYERS" if !(1..=MAX_SEATS).contains(&init.names.len()) => Err(format!(
+            "PLAYERS names {} seats: a game has 1 to {MAX_SEATS}",
+            init.names.len()
+        )),
+        "PLAYER" if init.seat >= MAX_SEATS => Err(format!(
+            "PLAYER {}: seats are 0 to {}",
+            init.seat,
+            MAX_SEATS - 1
+        )),
+        "DISPLAYS" if !(1..=MAX_DISPLAYS).contains(&init.displays) => Err(format!(
+            "DISPLAYS {}: a board has 1 to {MAX_DISPLAYS} displays",
+            init.displays
+        )),
+        "MAXTICK" if init.max_tick == 0 || init.max_tick as usize > 2 * MAX_DISPLAYS => {
+            Err(format!(
+                "MAXTICK {}: a game has 1 to {} rounds",
+                init.max_tick,
+                2 * MAX_DISPLAYS
+            ))
+        }
+        "BLOCKED" if init.blocked.len() > (level::MAX_SIDE - 1) / 2 => Err(format!(
+            "{} BLOCKED lines: a board has at most {}",
+            init.blocked.len(),
+            (level::MAX_SIDE - 1) / 2
+        )),
+        "TARGETS" if init.targets.len() > MAX_DISPLAYS => Err(format!(
+            "TARGETS lists {} displays: a board has at most {MAX_DISPLAYS}",
+            init.targets.len()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The bounds that tie the lines of the init block together; an error names the keyword on
+/// whose line it is.
+fn check_init_block(init: &Init) -> Result<(), (&'static str, String)> {
+    let seats = init.names.len();
+    if init.seat >= seats {
+        let problem = format!("PLAYER {}, but PLAYERS names {seats} seats", init.seat);
+        return Err(("PLAYER", problem));
+    }
+    // Both sides are at most MAX_SIDE here: the product cannot overflow.
+    let most = init.width * init.height / 4;
+    if init.displays > most {
+        let (w, h, l) = (init.width, init.height, init.displays);
+        let problem = format!("DISPLAYS {l}: a {w}×{h} board has at most N·M/4 = {most}");
+        return Err(("DISPLAYS", problem));
+    }
+    if init.max_tick as usize > 2 * init.displays {
+        let (t, l) = (init.max_tick, init.displays);
+        let problem = format!("MAXTICK {t} must be 1 to 2·DISPLAYS = {}", 2 * l);
+        return Err(("MAXTICK", problem));
+    }
+    if init.targets.len() != init.displays {
+        let (n, l) = (init.targets.len(), init.displays);
+        let problem = format!("TARGETS lists {n} displays, DISPLAYS says {l}");
+        return Err(("TARGETS", problem));
+    }
+    Ok(())
 }
 
 /// The lines of a turn block as read, before the block is checked whole.
@@ -176,9 +261,23 @@ impl Parts {
             numbers(words, n).map(|v: Vec<T>| v.first().copied())
         }
         match words[0] {
-            "TICK" => self.tick = Some(first(args, n)?.unwrap_or(0)),
+            "TICK" => {
+                let tick = first(args, n)?.unwrap_or(0);
+                // Rounds are 0 to MAXTICK-1: a later tick is no round of this game.
+                if tick >= init.max_tick {
+                    let limit = init.max_tick;
+                    return Err(at_line(
+                        n,
+                        format!("TICK {tick} is not below MAXTICK {limit}"),
+                    ));
+                }
+                self.tick = Some(tick);
+            }
             "FIELDS" => self.fields = Some(fields(args, n, init)?),
             "DISPLAY" => match numbers::<usize>(args, n)?[..] {
+                [d, ..] if self.displays.iter().any(|&(e, _)| e == d) => {
+                    return Err(at_line(n, format!("display {d} is listed twice")));
+                }
                 [d, x, y] if d < init.displays => self.displays.push((d, on_board(x, y)?)),
                 _ => {
                     let limit = init.displays;
@@ -238,17 +337,21 @@ impl Parts {
     }
 }
 
-/// The tiles of a FIELDS line, one per cell of the board.
+/// The tiles of a FIELDS line, one per cell of the board; counted before they are read.
 fn fields(args: &[&str], n: usize, init: &Init) -> Result<Vec<u8>, ImportError> {
-    let tiles = numbers::<u8>(args, n)?;
     let (w, h) = (init.width, init.height);
-    if tiles.len() != w * h {
+    let cells = w.checked_mul(h);
+    if cells != Some(args.len()) {
+        let needs = cells.map_or_else(|| "more than any board".to_string(), |c| c.to_string());
         let problem = format!(
-            "FIELDS has {} tiles, SIZE {w} {h} needs {}",
-            tiles.len(),
-            w * h
+            "FIELDS has {} tiles, SIZE {w} {h} needs {needs}",
+            args.len()
         );
         return Err(at_line(n, problem));
+    }
+    let tiles = numbers::<u8>(args, n)?;
+    if let Some(t) = tiles.iter().find(|t| !(1..=15).contains(*t)) {
+        return Err(at_line(n, format!("FIELDS: tile {t} is not 1 to 15")));
     }
     Ok(tiles)
 }
@@ -270,7 +373,7 @@ mod tests {
     use super::*;
 
     const INIT: &str = "ID 7\nPLAYERS a b\nPLAYER 0\nLEVEL 1\nSIZE 2 2\nDISPLAYS 1\n\
-                        MAXTICK 5\nTARGETS 0\n.\n";
+                        MAXTICK 2\nTARGETS 0\n.\n";
 
     fn error(text: &str) -> String {
         parse(text).unwrap_err().to_string()
@@ -338,6 +441,74 @@ mod tests {
         assert_eq!(
             error(&format!("{INIT}SCORE many\n.\n")),
             "line 10: SCORE without a number"
+        );
+    }
+
+    /// Every number of the init block is checked against the rules on its own line, before
+    /// anything is sized by it: a SIZE whose product wraps to 0 once let an empty FIELDS pass.
+    #[test]
+    fn numbers_beyond_the_rules_are_refused_on_their_line() {
+        let init = |from: &str, to: &str| error(&format!("{}TICK 0\n.\n", INIT.replace(from, to)));
+        assert_eq!(
+            init("SIZE 2 2", "SIZE 4294967296 4294967296"),
+            "line 5: SIZE 4294967296 4294967296: both sides must be 2 to 20"
+        );
+        assert_eq!(
+            init("SIZE 2 2", "SIZE 0 1"),
+            "line 5: SIZE 0 1: both sides must be 2 to 20"
+        );
+        assert_eq!(
+            init("SIZE 2 2", "SIZE 18446744073709551616 2"),
+            "line 5: expected numbers in `SIZE 18446744073709551616 2`"
+        );
+        assert_eq!(
+            init("DISPLAYS 1", "DISPLAYS 9223372036854775808"),
+            "line 6: DISPLAYS 9223372036854775808: a board has 1 to 100 displays"
+        );
+        assert_eq!(
+            init("DISPLAYS 1", "DISPLAYS 2"),
+            "line 6: DISPLAYS 2: a 2×2 board has at most N·M/4 = 1"
+        );
+        assert_eq!(
+            init("MAXTICK 2", "MAXTICK 4294967295"),
+            "line 7: MAXTICK 4294967295: a game has 1 to 200 rounds"
+        );
+        assert_eq!(
+            init("MAXTICK 2", "MAXTICK 3"),
+            "line 7: MAXTICK 3 must be 1 to 2·DISPLAYS = 2"
+        );
+        assert_eq!(
+            init("PLAYER 0", "PLAYER 4294967296"),
+            "line 3: PLAYER 4294967296: seats are 0 to 9"
+        );
+        assert_eq!(
+            init("PLAYER 0", "PLAYER 2"),
+            "line 3: PLAYER 2, but PLAYERS names 2 seats"
+        );
+        assert_eq!(
+            init("PLAYERS a b", &format!("PLAYERS{}", " x".repeat(100_000))),
+            "line 2: PLAYERS names 100000 seats: a game has 1 to 10"
+        );
+        assert_eq!(
+            init("TARGETS 0", "TARGETS 0 0"),
+            "line 8: TARGETS lists 2 displays, DISPLAYS says 1"
+        );
+        assert_eq!(
+            init("TARGETS 0", "TARGETS -1"),
+            "line 8: expected numbers in `TARGETS -1`"
+        );
+        let turn = |body: &str| error(&format!("{INIT}{body}.\n"));
+        assert_eq!(
+            turn("TICK 4294967295\n"),
+            "line 10: TICK 4294967295 is not below MAXTICK 2"
+        );
+        assert_eq!(
+            turn("TICK 0\nFIELDS 1 2 3 0\n"),
+            "line 11: FIELDS: tile 0 is not 1 to 15"
+        );
+        assert_eq!(
+            turn("TICK 0\nDISPLAY 0 0 0\nDISPLAY 0 1 1\n"),
+            "line 12: display 0 is listed twice"
         );
     }
 }

@@ -16,6 +16,9 @@ pub const MIN_SIDE: usize = 2;
 /// Largest board side of hand-made levels.
 pub const MAX_SIDE: usize = 20;
 
+/// Most displays a hand-made level has: N·M/4 of the largest board.
+const MAX_DISPLAYS: usize = MAX_SIDE * MAX_SIDE / 4;
+
 /// The random number generator of docs/games/labyrinth.md#generated-levels.
 #[derive(Clone, Debug)]
 pub struct SplitMix64 {
@@ -456,6 +459,13 @@ impl Level {
                     max_tick = Some(v[0] as u32);
                 }
                 "FIELDS" => {
+                    // Counted before the tiles are kept: no board has more than MAX_SIDE².
+                    if tiles.len().saturating_add(rest.len()) > MAX_SIDE * MAX_SIDE {
+                        return Err(at(format!(
+                            "FIELDS: more than {} tiles, the cells of the largest board",
+                            MAX_SIDE * MAX_SIDE
+                        )));
+                    }
                     for v in numbers(None).map_err(at)? {
                         if !(1..=15).contains(&v) {
                             return Err(at(format!("tile {v} is not 1 to 15")));
@@ -465,11 +475,17 @@ impl Level {
                 }
                 "BLOCKED" => {
                     let v = numbers(Some(2)).map_err(at)?;
+                    if blocked.len() == (MAX_SIDE - 1) / 2 {
+                        return Err(at(format!(
+                            "more than {} BLOCKED cells, the most the largest board has",
+                            (MAX_SIDE - 1) / 2
+                        )));
+                    }
                     blocked.push(cell(v[0], v[1]).map_err(at)?);
                 }
                 "DISPLAY" => {
                     let v = numbers(Some(3)).map_err(at)?;
-                    if v[0] >= MAX_SIDE * MAX_SIDE / 4 {
+                    if v[0] >= MAX_DISPLAYS {
                         return Err(at(format!("display index {} is too big", v[0])));
                     }
                     if displays.len() <= v[0] {
@@ -495,6 +511,13 @@ impl Level {
                         return Err(at(format!("seat {s}: seats are 0 to {}", MAX_SEATS - 1)));
                     }
                     let start = cell(parse(rest[1])?, parse(rest[2])?).map_err(at)?;
+                    if rest.len() - 4 > MAX_DISPLAYS {
+                        return Err(at(format!(
+                            "TARGETS of seat {s} lists {} displays, more than the {MAX_DISPLAYS} \
+                             of the largest board",
+                            rest.len() - 4
+                        )));
+                    }
                     let order = rest[4..]
                         .iter()
                         .map(|w| {
@@ -568,5 +591,51 @@ impl Level {
             w.push('\n');
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = include_str!("../../../../examples/labyrinth/small.level");
+
+    /// What is read is bounded on its line before it is kept, whatever the file announces.
+    #[test]
+    fn counts_beyond_the_largest_board_are_refused_on_their_line() {
+        let error = |extra: &str| Level::parse(&format!("{SMALL}{extra}\n")).unwrap_err();
+        let lines = SMALL.lines().count();
+        let fields = format!("FIELDS{}", " 15".repeat(401));
+        assert_eq!(
+            error(&fields),
+            format!(
+                "line {}: FIELDS: more than 400 tiles, the cells of the largest board",
+                lines + 1
+            )
+        );
+        let targets = format!("SEAT 9 0 0 TARGETS{}", " 1".repeat(101));
+        assert!(
+            error(&targets).ends_with(
+                "TARGETS of seat 9 lists 101 displays, more than the 100 of the largest board"
+            ),
+            "{}",
+            error(&targets)
+        );
+        let blocked = "BLOCKED 1 1\n".repeat(10);
+        assert!(
+            error(&blocked).ends_with("more than 9 BLOCKED cells, the most the largest board has"),
+            "{}",
+            error(&blocked)
+        );
+        for size in [
+            "4294967296 4294967296",
+            "0 0",
+            "1 21",
+            "18446744073709551616 2",
+        ] {
+            let text = SMALL.replacen("SIZE", &format!("SIZE {size}\n# SIZE"), 1);
+            let error = Level::parse(&text).unwrap_err();
+            assert!(error.starts_with("line "), "{size}: {error}");
+        }
     }
 }
