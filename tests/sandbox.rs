@@ -340,205 +340,6 @@ fn a_bot_that_stops_itself_or_ignores_sigterm_times_out_and_is_killed() {
     }
 }
 
-/// An `arbiter play` under way, killed if the test fails before it ends (its bots die with it).
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// An `arbiter play` under way whose hostile bots (on `seats` seats) wait in their scratch
-/// folders, made under the temporary folder `tmp`, until the test lets them play.
-fn start_waiting(dir: &Path, tmp: &Path, seats: usize) -> Running {
-    let hostile = dir.join("players/hostile");
-    let mut command = arbiter();
-    command.args([
-        "play",
-        "quoridor",
-        "--sandbox",
-        "--seed",
-        "1",
-        "--time-bank-ms",
-        "60000",
-    ]);
-    for seat in 0..2 {
-        match seat < seats {
-            true => command.arg("--bot").arg(&hostile),
-            false => command.args(["--bot", "builtin:blocker"]),
-        };
-    }
-    let child = command
-        .env("TMPDIR", tmp)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    Running(child)
-}
-
-/// Every `started` file under `tmp` (where bots in "wait" mode say they are under way).
-fn started_files(tmp: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut folders = vec![(tmp.to_path_buf(), 0)];
-    while let Some((folder, depth)) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if entry.file_name() == "started" {
-                found.push(path);
-            } else if depth < 4 && entry.file_type().is_ok_and(|t| t.is_dir()) {
-                folders.push((path, depth + 1));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-/// Waits until `count` bots under `tmp` say they are under way; their `started` files.
-fn wait_for_bots(tmp: &Path, count: usize) -> Vec<PathBuf> {
-    wait_for_new_bots(tmp, count, &[])
-}
-
-/// Waits until `count` bots under `tmp` besides those of `known` say they are under way; their
-/// `started` files.
-fn wait_for_new_bots(tmp: &Path, count: usize, known: &[PathBuf]) -> Vec<PathBuf> {
-    let give_up = Instant::now() + MATCH_LIMIT;
-    loop {
-        let mut found = started_files(tmp);
-        found.retain(|s| !known.contains(s));
-        if found.len() >= count {
-            return found;
-        }
-        assert!(
-            Instant::now() < give_up,
-            "waited {MATCH_LIMIT:?} for {count} more bots to write `started` in their scratch \
-             folders under {}; found {found:?}",
-            tmp.display()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Lets the waiting bot of `started` play, and reads its uid.
-fn release(started: &Path) -> u32 {
-    let uid = std::fs::read_to_string(started).unwrap().parse().unwrap();
-    std::fs::write(started.with_file_name("go"), "").unwrap();
-    uid
-}
-
-/// The match of `running` ends well.
-fn assert_finishes(mut running: Running) {
-    let child = &mut running.0;
-    let give_up = Instant::now() + MATCH_LIMIT;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > give_up {
-            let _ = child.kill();
-            panic!("the match did not end within {MATCH_LIMIT:?} after its bots were released");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "arbiter failed: {status}\n{stderr}");
-}
-
-/// `setpriv` as `nobody`, running `argv`: whether it succeeded, and what it said.
-fn as_nobody(argv: &[&std::ffi::OsStr]) -> (bool, String) {
-    let output = std::process::Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
-        .args(argv)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
-    (output.status.success(), said.into_owned())
-}
-
-/// The temporary folder holds nothing (Arbiter's shared folder went with its last process).
-fn assert_left_nothing(tmp: &Path) {
-    let left: Vec<_> = std::fs::read_dir(tmp)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert!(left.is_empty(), "left in the temporary folder: {left:?}");
-}
-
-#[test]
-fn a_bots_program_in_its_scratch_copy_cannot_be_read_by_another_local_user() {
-    let dir = contest("private", "wait", &[]);
-    let tmp = temp_dir("private-tmp");
-    let child = start_waiting(&dir, &tmp, 1);
-    let started = wait_for_bots(&tmp, 1);
-    let scratch = started[0].parent().unwrap();
-    let program = scratch.join("hostile.py");
-    assert!(
-        program.is_file(),
-        "{} is not the bot's copy",
-        scratch.display()
-    );
-    // A student with a shell account on the server, during the match.
-    let (read, said) = as_nobody(&["cat".as_ref(), program.as_os_str()]);
-    assert!(!read, "nobody read {}: {said}", program.display());
-    let (listed, said) = as_nobody(&["ls".as_ref(), scratch.parent().unwrap().as_os_str()]);
-    assert!(!listed, "nobody listed the scratch folders: {said}");
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(scratch).unwrap();
-    assert_eq!(meta.mode() & 0o777, 0o700, "{}", scratch.display());
-    let uid = release(&started[0]);
-    assert_eq!(
-        meta.uid(),
-        uid,
-        "the scratch folder is not the bot's user's"
-    );
-    assert_finishes(child);
-    assert_left_nothing(&tmp);
-    std::fs::remove_dir_all(&tmp).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-#[test]
-fn a_scratch_folder_left_by_a_killed_arbiter_is_removed_at_the_next_start() {
-    let dir = contest("sweep", "wait", &[]);
-    let tmp = temp_dir("sweep-tmp");
-    let live = start_waiting(&dir, &tmp, 1);
-    let live_started = wait_for_bots(&tmp, 1).remove(0);
-    let mut killed = start_waiting(&dir, &tmp, 1);
-    let killed_started = wait_for_new_bots(&tmp, 1, std::slice::from_ref(&live_started)).remove(0);
-    killed.0.kill().unwrap(); // SIGKILL: no clean-up of its own
-    killed.0.wait().unwrap();
-    let killed_scratch = killed_started.parent().unwrap();
-    assert!(killed_scratch.exists(), "nothing was left to sweep");
-    // The next start of Arbiter, with a sandbox.
-    let hostile = dir.join("players/hostile");
-    let next = start_waiting(&dir, &tmp, 1);
-    let known = [live_started.clone(), killed_started.clone()];
-    let next_started = wait_for_new_bots(&tmp, 1, &known).remove(0);
-    assert!(
-        !killed_scratch.exists(),
-        "{} outlived the Arbiter that made it",
-        killed_scratch.display()
-    );
-    assert!(
-        live_started.exists(),
-        "a live Arbiter's scratch folder was removed"
-    );
-    assert!(live_started.with_file_name("hostile.py").exists());
-    assert!(hostile.join("hostile.py").exists());
-    release(&next_started);
-    assert_finishes(next);
-    release(&live_started);
-    assert_finishes(live);
-    assert_left_nothing(&tmp);
-    std::fs::remove_dir_all(&tmp).unwrap();
 /// A command that runs the program after it (`arbiter`, with its arguments) in a mount
 /// namespace of its own where `/opt` holds nothing but `/opt/contest`, the folder `dir`: a
 /// contest installed under a system folder, without touching the machine's `/opt`.
@@ -797,26 +598,6 @@ fn a_player_whose_command_is_cargo_is_not_shown_the_organisers_cargo_folder() {
 }
 
 #[test]
-fn two_arbiters_never_give_two_live_bots_the_same_uid() {
-    let dir = contest("uids", "wait", &[]);
-    let tmp = temp_dir("uids-tmp");
-    // Two workers on one machine, each with two bots alive at once.
-    let arbiters = [start_waiting(&dir, &tmp, 2), start_waiting(&dir, &tmp, 2)];
-    let started = wait_for_bots(&tmp, 4);
-    let uids: Vec<u32> = started.iter().map(|s| release(s)).collect();
-    for child in arbiters {
-        assert_finishes(child);
-    }
-    let mut distinct = uids.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    assert_eq!(distinct.len(), 4, "live bots shared a uid: {uids:?}");
-    // Far from the users systemd makes for services (61184-65519) and from /etc/subuid's.
-    for uid in uids {
-        assert!((0x7000_0000..=0x7000_FFFF).contains(&uid), "uid {uid}");
-    }
-    assert_left_nothing(&tmp);
-    std::fs::remove_dir_all(&tmp).unwrap();
 fn a_players_rust_toolchain_file_does_not_choose_the_organisers_toolchain_or_show_credentials() {
     let dir = contest("cargo-named", "view", &[]);
     let home = organisers_rust(&dir);
@@ -845,5 +626,231 @@ fn a_players_rust_toolchain_file_does_not_choose_the_organisers_toolchain_or_sho
         "{stderr}"
     );
     assert!(stderr.contains("RUSTUP_TOOLCHAIN=stable"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An `arbiter play` under way, killed if the test fails before it ends (its bots die with it).
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// An `arbiter play` under way whose hostile bots (on `seats` seats) wait in their scratch
+/// folders, made under the temporary folder `tmp`, until the test lets them play.
+fn start_waiting(dir: &Path, tmp: &Path, seats: usize) -> Running {
+    let hostile = dir.join("players/hostile");
+    let mut command = arbiter();
+    command.args([
+        "play",
+        "quoridor",
+        "--sandbox",
+        "--seed",
+        "1",
+        "--time-bank-ms",
+        "60000",
+    ]);
+    for seat in 0..2 {
+        match seat < seats {
+            true => command.arg("--bot").arg(&hostile),
+            false => command.args(["--bot", "builtin:blocker"]),
+        };
+    }
+    let child = command
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Running(child)
+}
+
+/// Every `started` file under `tmp` (where bots in "wait" mode say they are under way).
+fn started_files(tmp: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![(tmp.to_path_buf(), 0)];
+    while let Some((folder, depth)) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_name() == "started" {
+                found.push(path);
+            } else if depth < 4 && entry.file_type().is_ok_and(|t| t.is_dir()) {
+                folders.push((path, depth + 1));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Waits until `count` bots under `tmp` say they are under way; their `started` files.
+fn wait_for_bots(tmp: &Path, count: usize) -> Vec<PathBuf> {
+    wait_for_new_bots(tmp, count, &[])
+}
+
+/// Waits until `count` bots under `tmp` besides those of `known` say they are under way; their
+/// `started` files.
+fn wait_for_new_bots(tmp: &Path, count: usize, known: &[PathBuf]) -> Vec<PathBuf> {
+    let give_up = Instant::now() + MATCH_LIMIT;
+    loop {
+        let mut found = started_files(tmp);
+        found.retain(|s| !known.contains(s));
+        if found.len() >= count {
+            return found;
+        }
+        assert!(
+            Instant::now() < give_up,
+            "waited {MATCH_LIMIT:?} for {count} more bots to write `started` in their scratch \
+             folders under {}; found {found:?}",
+            tmp.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Lets the waiting bot of `started` play, and reads its uid.
+fn release(started: &Path) -> u32 {
+    let uid = std::fs::read_to_string(started).unwrap().parse().unwrap();
+    std::fs::write(started.with_file_name("go"), "").unwrap();
+    uid
+}
+
+/// The match of `running` ends well.
+fn assert_finishes(mut running: Running) {
+    let child = &mut running.0;
+    let give_up = Instant::now() + MATCH_LIMIT;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > give_up {
+            let _ = child.kill();
+            panic!("the match did not end within {MATCH_LIMIT:?} after its bots were released");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "arbiter failed: {status}\n{stderr}");
+}
+
+/// `setpriv` as `nobody`, running `argv`: whether it succeeded, and what it said.
+fn as_nobody(argv: &[&std::ffi::OsStr]) -> (bool, String) {
+    let output = std::process::Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        .args(argv)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), said.into_owned())
+}
+
+/// The temporary folder holds nothing (Arbiter's shared folder went with its last process).
+fn assert_left_nothing(tmp: &Path) {
+    let left: Vec<_> = std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left in the temporary folder: {left:?}");
+}
+
+#[test]
+fn a_bots_program_in_its_scratch_copy_cannot_be_read_by_another_local_user() {
+    let dir = contest("private", "wait", &[]);
+    let tmp = temp_dir("private-tmp");
+    let child = start_waiting(&dir, &tmp, 1);
+    let started = wait_for_bots(&tmp, 1);
+    let scratch = started[0].parent().unwrap();
+    let program = scratch.join("hostile.py");
+    assert!(
+        program.is_file(),
+        "{} is not the bot's copy",
+        scratch.display()
+    );
+    // A student with a shell account on the server, during the match.
+    let (read, said) = as_nobody(&["cat".as_ref(), program.as_os_str()]);
+    assert!(!read, "nobody read {}: {said}", program.display());
+    let (listed, said) = as_nobody(&["ls".as_ref(), scratch.parent().unwrap().as_os_str()]);
+    assert!(!listed, "nobody listed the scratch folders: {said}");
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(scratch).unwrap();
+    assert_eq!(meta.mode() & 0o777, 0o700, "{}", scratch.display());
+    let uid = release(&started[0]);
+    assert_eq!(
+        meta.uid(),
+        uid,
+        "the scratch folder is not the bot's user's"
+    );
+    assert_finishes(child);
+    assert_left_nothing(&tmp);
+    std::fs::remove_dir_all(&tmp).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_scratch_folder_left_by_a_killed_arbiter_is_removed_at_the_next_start() {
+    let dir = contest("sweep", "wait", &[]);
+    let tmp = temp_dir("sweep-tmp");
+    let live = start_waiting(&dir, &tmp, 1);
+    let live_started = wait_for_bots(&tmp, 1).remove(0);
+    let mut killed = start_waiting(&dir, &tmp, 1);
+    let killed_started = wait_for_new_bots(&tmp, 1, std::slice::from_ref(&live_started)).remove(0);
+    killed.0.kill().unwrap(); // SIGKILL: no clean-up of its own
+    killed.0.wait().unwrap();
+    let killed_scratch = killed_started.parent().unwrap();
+    assert!(killed_scratch.exists(), "nothing was left to sweep");
+    // The next start of Arbiter, with a sandbox.
+    let hostile = dir.join("players/hostile");
+    let next = start_waiting(&dir, &tmp, 1);
+    let known = [live_started.clone(), killed_started.clone()];
+    let next_started = wait_for_new_bots(&tmp, 1, &known).remove(0);
+    assert!(
+        !killed_scratch.exists(),
+        "{} outlived the Arbiter that made it",
+        killed_scratch.display()
+    );
+    assert!(
+        live_started.exists(),
+        "a live Arbiter's scratch folder was removed"
+    );
+    assert!(live_started.with_file_name("hostile.py").exists());
+    assert!(hostile.join("hostile.py").exists());
+    release(&next_started);
+    assert_finishes(next);
+    release(&live_started);
+    assert_finishes(live);
+    assert_left_nothing(&tmp);
+    std::fs::remove_dir_all(&tmp).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn two_arbiters_never_give_two_live_bots_the_same_uid() {
+    let dir = contest("uids", "wait", &[]);
+    let tmp = temp_dir("uids-tmp");
+    // Two workers on one machine, each with two bots alive at once.
+    let arbiters = [start_waiting(&dir, &tmp, 2), start_waiting(&dir, &tmp, 2)];
+    let started = wait_for_bots(&tmp, 4);
+    let uids: Vec<u32> = started.iter().map(|s| release(s)).collect();
+    for child in arbiters {
+        assert_finishes(child);
+    }
+    let mut distinct = uids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 4, "live bots shared a uid: {uids:?}");
+    // Far from the users systemd makes for services (61184-65519) and from /etc/subuid's.
+    for uid in uids {
+        assert!((0x7000_0000..=0x7000_FFFF).contains(&uid), "uid {uid}");
+    }
+    assert_left_nothing(&tmp);
+    std::fs::remove_dir_all(&tmp).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }

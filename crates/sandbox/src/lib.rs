@@ -17,8 +17,8 @@ mod cgroup;
 mod jail;
 mod mounts;
 mod scratch;
-mod uids;
 mod toolchains;
+mod uids;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
