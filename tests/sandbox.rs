@@ -854,3 +854,51 @@ fn two_arbiters_never_give_two_live_bots_the_same_uid() {
     std::fs::remove_dir_all(&tmp).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_bot_cannot_read_the_keys_of_the_session_arbiter_was_started_in() {
+    const KEY: &std::ffi::CStr = c"organiser-session-key";
+    let dir = contest("keyring", "keyring", &[KEY.to_str().unwrap()]);
+    let mut command = arbiter();
+    command.args([
+        "play",
+        "quoridor",
+        "--sandbox",
+        "--seed",
+        "1",
+        "--json",
+        "--bot",
+    ]);
+    command.arg(dir.join("players/hostile"));
+    command.args(["--bot", "builtin:blocker", "--replay"]);
+    command.arg(dir.join("match.jsonl"));
+    // As a login does (pam_keyinit): Arbiter runs in a session keyring holding a key.
+    // SAFETY: the hook makes system calls only.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(|| {
+            let join = libc::syscall(libc::SYS_keyctl, 1, c"arbiter-test-session".as_ptr());
+            let add = libc::syscall(
+                libc::SYS_add_key,
+                c"user".as_ptr(),
+                KEY.as_ptr(),
+                c"secret".as_ptr(),
+                6usize,
+                -3 as libc::c_int,
+            );
+            match join > 0 && add > 0 {
+                true => Ok(()),
+                false => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let log = bot_log(&dir.join("match.jsonl"));
+    assert!(log.contains("probe: read session key blocked"), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -97,6 +97,13 @@ def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "wait":
         wait_for_go()
+    elif mode == "keyring":
+        # The session keyring Arbiter was started with, where a login keeps its keys.
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        found = libc.syscall(250, 10, ctypes.c_int(-3), b"user", args[0].encode(), 0)
+        say("read session key", found > 0, str(found))
+        play()
     elif mode == "files":
         for path in args:
             try_read("read " + path, path)

@@ -102,7 +102,7 @@ impl Jail {
         command.args(&self.argv[1..]);
         let fds = self.cgroup.join_fds();
         let rlimits = self.rlimits;
-        // SAFETY: the hook only makes system calls (write, setrlimit) on values prepared
+        // SAFETY: the hook only makes system calls (write, keyctl, setrlimit) on values prepared
         // before the fork: nothing is allocated or locked between fork and exec.
         unsafe {
             command.pre_exec(move || {
@@ -110,6 +110,18 @@ impl Jail {
                     if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
                         return Err(io::Error::last_os_error());
                     }
+                }
+                // A session keyring of its own: the one Arbiter inherited from a login (its
+                // keys readable by the bot, which possesses it) would be shared by every bot.
+                // Without keyrings in the kernel there is nothing to share.
+                const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+                let joined = libc::syscall(
+                    libc::SYS_keyctl,
+                    KEYCTL_JOIN_SESSION_KEYRING,
+                    std::ptr::null::<libc::c_char>(),
+                );
+                if joined < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::ENOSYS) {
+                    return Err(io::Error::last_os_error());
                 }
                 for (resource, value) in rlimits {
                     let limit = libc::rlimit {
