@@ -37,10 +37,7 @@ fn arbiter(args: &[&str]) -> std::process::Output {
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-viewer-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    arbiter_testdir::fresh(name)
 }
 
 #[test]

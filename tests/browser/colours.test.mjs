@@ -20,7 +20,7 @@ before(async () => {
 
 after(async () => {
   if (chrome) await chrome.close();
-  if (server) server.stop();
+  if (server) await server.stop();
   assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
 });
 

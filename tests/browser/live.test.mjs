@@ -3,10 +3,9 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import path from "node:path";
-import { ARBITER, arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
-import { makeSleepyPlayer } from "./lib/fixtures.mjs";
+import { ARBITER, arbiter, browser, screenshot, serve, start, tempDir } from "./lib/harness.mjs";
+import { makeSleepyPlayer, releaseSleepyPlayer } from "./lib/fixtures.mjs";
 
 /** Waits until the store `db` holds a tournament (`tournament matches` reads it). */
 async function tournamentIn(db) {
@@ -28,11 +27,12 @@ let chrome;
 
 before(async () => {
   dir = tempDir("live");
-  const players = makeSleepyPlayer(dir);
+  // Its match waits for the sleepy bot until the page has seen it live.
+  const players = makeSleepyPlayer(dir, { hold: true });
   const db = path.join(dir, "t.db");
-  run = spawn(ARBITER, ["tournament", "run", players, "--game", "quoridor",
+  run = await start("arbiter tournament run", ARBITER, ["tournament", "run", players, "--game", "quoridor",
     "--add", "builtin:runner", "--db", db, "--seed", "1", "--jobs", "1", "--keep-failing",
-    "--time-bank-ms", "100000", "--no-sandbox"], { stdio: "ignore" });
+    "--time-bank-ms", "100000", "--no-sandbox"]);
   // The server shows a store and never creates one: it starts once the run has made it.
   await tournamentIn(db);
   server = await serve(["serve", "--db", db]);
@@ -40,9 +40,10 @@ before(async () => {
 });
 
 after(async () => {
-  if (run) run.kill("SIGKILL");
+  if (dir) releaseSleepyPlayer(dir);
+  if (run) run.child.kill("SIGKILL");
   if (chrome) await chrome.close();
-  if (server) server.stop();
+  if (server) await server.stop();
   assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
 });
 
@@ -58,8 +59,10 @@ test("a running match is listed live and followed to its result", async () => {
   assert.match(await page.textContent("#live"), /LIVE.*tournament 1, match \d/s);
   await page.click("#live a");
   await page.waitForSelector("#now .tick-no");
-  assert.ok(await page.isVisible(".live-badge"), "the page says the match is live");
+  // The page says the match is live.
+  await page.waitForSelector(".live-badge");
   const first = Number(/Tick (\d+)/.exec(await page.textContent("#now"))[1]);
+  releaseSleepyPlayer(dir);
   await page.waitForFunction((n) => Number(/Tick (\d+)/.exec(document.querySelector("#now").textContent)[1]) > n,
     first, { timeout: 20000 });
   await screenshot(page, "live-match");

@@ -5,9 +5,8 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import path from "node:path";
-import { ARBITER, arbiter, browser, screenshot, serve, tempDir } from "./lib/harness.mjs";
+import { ARBITER, arbiter, browser, screenshot, serve, start, tempDir } from "./lib/harness.mjs";
 import { makeSleepyPlayer } from "./lib/fixtures.mjs";
 
 
@@ -32,9 +31,9 @@ before(async () => {
   dir = tempDir("stalled");
   const players = makeSleepyPlayer(dir);
   db = path.join(dir, "t.db");
-  const run = spawn(ARBITER, ["tournament", "run", players, "--game", "quoridor",
-    "--add", "builtin:runner", "--db", db, "--seed", "1", "--jobs", "1", "--keep-failing",
-    "--time-bank-ms", "100000", "--no-sandbox", "--lease", "1"], { stdio: "ignore" });
+  const { child: run } = await start("arbiter tournament run", ARBITER, ["tournament", "run", players,
+    "--game", "quoridor", "--add", "builtin:runner", "--db", db, "--seed", "1", "--jobs", "1",
+    "--keep-failing", "--time-bank-ms", "100000", "--no-sandbox", "--lease", "1"]);
   try {
     for (let i = 0; i < 600 && !runningMatches().length; i++) await sleep(50);
     assert.ok(runningMatches().length, "a match is being played");
@@ -49,7 +48,7 @@ before(async () => {
 
 after(async () => {
   if (chrome) await chrome.close();
-  if (server) server.stop();
+  if (server) await server.stop();
   assert.deepEqual(chrome ? chrome.errors : [], [], "no script error on any page");
 });
 

@@ -39,13 +39,10 @@ pub fn run(command: &mut Command) -> Output {
     output
 }
 
-/// A fresh scratch folder, named after the test binary so parallel binaries never share one.
+/// A fresh scratch folder under the test process's own root, which is removed when the process
+/// exits, its tests passed or failed.
 pub fn temp_dir(name: &str) -> PathBuf {
-    let binary = module_path!().split("::").next().unwrap_or("test");
-    let dir = std::env::temp_dir().join(format!("arbiter-{binary}-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    arbiter_testdir::fresh(name)
 }
 
 /// Time limits no seat comes near, even on a busy machine: a timeout depends on the clock, and

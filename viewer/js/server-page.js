@@ -78,6 +78,8 @@ class ServerPage {
     this.game = game;
     this.status = null;
     this.played = -1;
+    /** Lists of finished games asked for: only the answer to the last one is shown. */
+    this.asked = 0;
     this.parts = {
       head: h("div", { class: "server-head" }),
       next: section("Next start", "next"),
@@ -118,12 +120,20 @@ class ServerPage {
       : h("p", { id: "countdown" }, "No more games: the session is over."));
   }
 
+  /**
+   * Shows the finished games. Answers can come out of order (a game ends while the list is on
+   * its way): an answer older than the last question is dropped, or the list would stay short
+   * of the games played.
+   */
   async loadFinished() {
+    const asked = ++this.asked;
     try {
       const games = await getJSON(`/api/servers/${enc(this.game)}/games`);
+      if (asked !== this.asked) return;
       put(this.parts.finished, h("h2", {}, "Finished games"),
         table("finished-games", ["game", "", "seats and points", "ended", ""], finishedRows(this.game, games), "No game has finished yet."));
     } catch (e) {
+      if (asked !== this.asked) return;
       put(this.parts.finished, h("h2", {}, "Finished games"), h("p", { class: "error-text" }, e.message));
     }
   }

@@ -246,11 +246,7 @@ mod tests {
     }
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-ai-arena-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        arbiter_testdir::fresh(&format!("ai-arena-{name}"))
     }
 
     #[test]

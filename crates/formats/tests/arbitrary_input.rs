@@ -106,9 +106,7 @@ proptest! {
             )),
         ],
     ) {
-        let dir = std::env::temp_dir().join(format!("arbiter-formats-map-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("map.json");
+        let path = arbiter_testdir::root().join("map.json");
         std::fs::File::create(&path).unwrap().write_all(text.as_bytes()).unwrap();
         let _ = ai_arena::read_map(&path);
     }

@@ -324,8 +324,7 @@ mod tests {
     /// Alice's account saved in a fresh folder named after `name`: the folder, the file and
     /// the accounts.
     fn saved_alice(name: &str) -> (PathBuf, PathBuf, Accounts) {
-        let dir = std::env::temp_dir().join(format!("arbiter-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = arbiter_testdir::fresh(name);
         let path = dir.join("teams.toml");
         let mut accounts = Accounts::default();
         accounts.set_password("alice", "secret").unwrap();

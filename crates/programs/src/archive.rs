@@ -456,13 +456,9 @@ pub(crate) mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
 
-    /// A fresh, empty folder of this test process.
+    /// A fresh, empty folder of this test process, removed when it exits.
     pub(crate) fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-programs-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
+        arbiter_testdir::fresh(&format!("programs-{name}"))
     }
 
     /// A player folder with a script, a data file, a sub-folder, an empty folder and a link.

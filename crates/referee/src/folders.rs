@@ -152,11 +152,7 @@ mod tests {
     use super::*;
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-folders-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        arbiter_testdir::fresh(&format!("folders-{name}"))
     }
 
     fn folder(root: &Path, name: &str, info: Option<&str>) {

@@ -264,8 +264,7 @@ fn lines_look_as_documented() {
 
 #[test]
 fn gzip_round_trip_through_files() {
-    let dir = std::env::temp_dir().join(format!("arbiter-replay-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = arbiter_testdir::fresh("gzip-round-trip");
     let replay = sample_replay();
     for name in ["r.jsonl", "r.jsonl.gz"] {
         let path = dir.join(name);

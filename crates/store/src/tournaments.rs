@@ -455,12 +455,12 @@ pub(crate) fn match_row(row: &AnyRow) -> Result<MatchRow, StoreError> {
 pub(crate) mod tests {
     use super::*;
 
-    /// A fresh SQLite file in a folder of its own (created by the store).
+    /// A fresh SQLite file in a folder of its own (created by the store), removed when the
+    /// test process exits.
     pub(crate) fn scratch(name: &str) -> String {
-        let dir = std::env::temp_dir().join(format!("arbiter-store-{}", std::process::id()));
-        let path = dir.join(name).join("t.db");
-        let _ = std::fs::remove_dir_all(path.parent().unwrap());
-        path.to_str().unwrap().to_owned()
+        let dir = arbiter_testdir::root().join("store").join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        dir.join("t.db").to_str().unwrap().to_owned()
     }
 
     pub(crate) fn tournament() -> Tournament {

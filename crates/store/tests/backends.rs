@@ -58,9 +58,7 @@ fn scenarios(backend: &dyn Backend) {
 
 #[test]
 fn scenarios_on_sqlite() {
-    let dir = std::env::temp_dir().join(format!("arbiter-store-backends-{}", std::process::id()));
-    scenarios(&Sqlite(dir.clone()));
-    let _ = std::fs::remove_dir_all(dir);
+    scenarios(&Sqlite(arbiter_testdir::fresh("sqlite")));
 }
 
 #[test]

@@ -8,14 +8,9 @@ use std::sync::{Arc, Barrier};
 use arbiter_store::blocking::Store;
 use arbiter_store::{Presence, StoreError};
 
-/// A fresh folder for this test binary's files.
+/// A fresh folder for this test binary's files, removed when it exits.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("arbiter-store-opening-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    arbiter_testdir::fresh(name)
 }
 
 /// Opens `target` from `count` threads released at the same instant, with each presence in

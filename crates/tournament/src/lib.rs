@@ -47,14 +47,10 @@ pub use worker_name::WorkerName;
 
 pub use arbiter_programs::cache::arbiter_dir as cache_dir;
 
-/// A fresh, empty scratch folder for a unit test, named after the process and `name`.
+/// A fresh, empty scratch folder for a unit test, removed when the test process exits.
 #[cfg(test)]
 pub(crate) fn scratch_dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("arbiter-tournament-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    arbiter_testdir::fresh(&format!("tournament-{name}"))
 }
 
 /// What can go wrong setting up or running a tournament.

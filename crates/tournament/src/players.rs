@@ -113,11 +113,7 @@ mod tests {
     use arbiter_referee::INFO_TXT;
 
     fn temp_dir(name: &str) -> std::path::PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-players-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        arbiter_testdir::fresh(&format!("players-{name}"))
     }
 
     #[test]

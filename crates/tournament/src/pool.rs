@@ -882,8 +882,7 @@ mod tests {
 
     #[test]
     fn machine_failures_are_retried_then_failed_and_a_bot_that_cannot_start_loses() {
-        let dir = std::env::temp_dir().join(format!("arbiter-pool-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = arbiter_testdir::fresh("pool");
         let store = Store::open(
             dir.join("t.db").to_str().unwrap(),
             arbiter_store::Presence::MayCreate,

@@ -652,8 +652,7 @@ mod tests {
     /// does not play, and says why; robots and players out already are left as they are.
     #[test]
     fn the_programs_of_the_players_that_play_are_stored() {
-        let root = std::env::temp_dir().join(format!("arbiter-setup-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = arbiter_testdir::fresh("setup");
         let store = Store::open(
             root.join("t.db").to_str().unwrap(),
             arbiter_store::Presence::MayCreate,

@@ -305,8 +305,9 @@ mod tests {
 
     use super::*;
 
+    /// A file `name` in this test process's scratch folder, removed when it exits.
     fn temp(name: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("arbiter-tail-{}-{name}", std::process::id()))
+        arbiter_testdir::root().join(format!("tail-{name}"))
     }
 
     #[test]

@@ -18,11 +18,9 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
+/// A fresh folder, removed when the test process exits.
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-api-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    arbiter_testdir::fresh(&format!("api-{name}"))
 }
 
 fn bot(error: Option<&str>, log: &str, offline: bool) -> BotTick {

@@ -96,7 +96,10 @@ export function makeTournament(dir) {
 /**
  * A Quoridor bot that answers nonsense (the referee then plays a random move for it), slowly
  * from its second start on: the compliance check before the tournament (its first start) stays
- * quick, and the matches after it last long enough to be watched.
+ * quick, and the matches after it last long enough to be watched. From its second start, while
+ * the file HOLD is there, it does not answer: a match stays live until a test has seen it,
+ * however slow the machine. (Not a file of its folder: a tournament runs the copy of the
+ * folder it keeps in its program cache.)
  */
 const SLEEPY_BOT = `#!/bin/sh
 here=$(dirname "$0")
@@ -108,7 +111,10 @@ while read tick; do
   i=0; while [ $i -lt $n ]; do read l; i=$((i+1)); done
   read f; i=0; while [ $i -lt $f ]; do read l; i=$((i+1)); done
   read empty
-  [ "$starts" -gt 0 ] && sleep 0.6
+  if [ "$starts" -gt 0 ]; then
+    while [ -e "HOLD" ]; do sleep 0.05; done
+    sleep 0.6
+  fi
   echo "thinking about tick $tick" >&2
   echo "pass"
 done
@@ -117,13 +123,21 @@ done
 /**
  * A player folder `dir`/players/sleepy holding the sleepy bot, started as `sh bot.sh`; returns
  * the players folder. The bot counts its starts in its folder, which a sandbox gives afresh to
- * every match: the tournament runs it with `--no-sandbox`.
+ * every match: the tournament runs it with `--no-sandbox`. With `hold`, its matches wait for
+ * `releaseSleepyPlayer(dir)`.
  */
-export function makeSleepyPlayer(dir) {
+export function makeSleepyPlayer(dir, { hold = false } = {}) {
   const players = path.join(dir, "players");
   const player = path.join(players, "sleepy");
   fs.mkdirSync(player, { recursive: true });
-  fs.writeFileSync(path.join(player, "bot.sh"), SLEEPY_BOT, { mode: 0o755 });
+  const held = hold ? path.join(dir, "hold") : "";
+  fs.writeFileSync(path.join(player, "bot.sh"), SLEEPY_BOT.replace("HOLD", held), { mode: 0o755 });
   fs.writeFileSync(path.join(player, "info.txt"), "sleepy\nSleepy Bot\nsh bot.sh\n");
+  if (hold) fs.writeFileSync(held, "");
   return players;
+}
+
+/** Lets the sleepy bot of `dir` answer again. */
+export function releaseSleepyPlayer(dir) {
+  fs.rmSync(path.join(dir, "hold"), { force: true });
 }
