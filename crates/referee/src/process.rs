@@ -586,7 +586,11 @@ fn plain_command(argv: &[String], dir: Option<&Path>) -> Command {
         && path.is_relative()
         && argv[0].contains('/')
     {
-        path = dir.join(path);
+        // The program is started after the move into `dir`: a path relative to the current
+        // folder (`players/mybot/./bot.sh`) would then name nothing.
+        path = std::path::absolute(dir)
+            .unwrap_or_else(|_| dir.to_owned())
+            .join(path);
     }
     let mut command = Command::new(&path);
     command.args(&argv[1..]);
