@@ -20,7 +20,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_games::{Protocol, Wire};
-use arbiter_sandbox::{Jail, Sandbox};
+use arbiter_sandbox::{Jail, Limit, Sandbox};
 
 use crate::seat::{
     Ask, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply, Seat, SeatKind,
@@ -234,7 +234,10 @@ impl ProcessSeat {
         if let Some(code) = exit.code.filter(|code| (129..=128 + 64).contains(code)) {
             exit = ExitInfo::signal(code - 128);
         }
-        exit.killed_for = jail.limit_hit();
+        // Without a cgroup, only a signal can say which limit ended the bot.
+        exit.killed_for = jail
+            .limit_hit()
+            .or_else(|| exit.signal.and_then(Limit::of_signal));
         exit
     }
 

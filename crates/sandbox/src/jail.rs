@@ -1,4 +1,5 @@
-//! One bot's jail: its cgroup, its scratch folder and the command that starts it inside.
+//! One bot's jail: its cgroup (or rlimits where there is none), its scratch folder and the
+//! command that starts it inside.
 
 use std::fs;
 use std::io;
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::bounds::{Bounds, Rlimit};
 use crate::cgroup::BotCgroup;
 use crate::mounts::{Author, ISOLATION, Mount, exposed, in_system, ordered, system_args};
 use crate::{Limit, Sandbox, SandboxError};
@@ -18,13 +20,15 @@ const FOLDER_LIMIT_MB: u64 = 512;
 const TMP_MB: u64 = 256;
 
 /// One bot's confinement, from before it starts until after it is gone. Dropping it kills
-/// every process left in its cgroup and removes the cgroup and the scratch folder.
+/// every process left in its cgroup and removes the cgroup and the scratch folder. Without a
+/// cgroup, its processes die with its PID namespace when the seat kills bubblewrap.
 #[derive(Debug)]
 pub struct Jail {
     /// `bwrap` and its arguments, then the bot's own command line.
     argv: Vec<String>,
-    rlimits: [(libc::__rlimit_resource_t, u64); 3],
-    cgroup: BotCgroup,
+    rlimits: Vec<Rlimit>,
+    /// `None` where the machine gives no cgroup.
+    cgroup: Option<BotCgroup>,
     scratch: PathBuf,
 }
 
@@ -49,12 +53,15 @@ impl Jail {
         shown.extend(sandbox.config.read_only.iter().cloned());
         check_visible(&argv[0], &cwd, &shown)?;
         let scratch = make_scratch(n, dir, uid)?;
-        let cgroup = match sandbox.cgroups.make(n, &limits) {
-            Ok(cgroup) => cgroup,
-            Err(e) => {
-                let _ = fs::remove_dir_all(&scratch);
-                return Err(e);
-            }
+        let cgroup = match &sandbox.bounds {
+            Bounds::Cgroups(cgroups) => match cgroups.make(n, &limits) {
+                Ok(cgroup) => Some(cgroup),
+                Err(e) => {
+                    let _ = fs::remove_dir_all(&scratch);
+                    return Err(e);
+                }
+            },
+            Bounds::Rlimits { .. } => None,
         };
         let mut mounts = vec![Mount::Bind {
             from: scratch.clone(),
@@ -68,14 +75,11 @@ impl Jail {
         }));
         let mut full = bwrap_args(sandbox, mounts, &cwd, uid);
         full.push("--".into());
+        full.extend(sandbox.bounds.inside(&limits));
         full.extend(argv.iter().cloned());
         Ok(Jail {
             argv: full,
-            rlimits: [
-                (libc::RLIMIT_FSIZE, limits.file_size_mb << 20),
-                (libc::RLIMIT_NOFILE, u64::from(limits.open_files)),
-                (libc::RLIMIT_CORE, 0),
-            ],
+            rlimits: sandbox.bounds.rlimits(&limits),
             cgroup,
             scratch,
         })
@@ -86,8 +90,9 @@ impl Jail {
     pub fn command(&self) -> Command {
         let mut command = Command::new(&self.argv[0]);
         command.args(&self.argv[1..]);
-        let fds = self.cgroup.join_fds();
-        let rlimits = self.rlimits;
+        let fds = self.cgroup.as_ref().map(BotCgroup::join_fds);
+        let fds = fds.unwrap_or_default();
+        let rlimits = self.rlimits.clone();
         // SAFETY: the hook only makes system calls (write, setrlimit) on values prepared
         // before the fork: nothing is allocated or locked between fork and exec.
         unsafe {
@@ -97,10 +102,10 @@ impl Jail {
                         return Err(io::Error::last_os_error());
                     }
                 }
-                for (resource, value) in rlimits {
+                for &(resource, soft, hard) in &rlimits {
                     let limit = libc::rlimit {
-                        rlim_cur: value,
-                        rlim_max: value,
+                        rlim_cur: soft,
+                        rlim_max: hard,
                     };
                     if libc::setrlimit(resource, &limit) != 0 {
                         return Err(io::Error::last_os_error());
@@ -112,19 +117,23 @@ impl Jail {
         command
     }
 
-    /// The limit the bot ran into, if it did.
+    /// The limit the bot ran into, if its cgroup says it did (without one, nothing says it:
+    /// see [`Limit::of_signal`]).
     pub fn limit_hit(&self) -> Option<Limit> {
-        self.cgroup.limit_hit()
+        self.cgroup.as_ref()?.limit_hit()
     }
 
     /// CPU time used by all the bot's processes so far, where the machine measures it.
     pub fn cpu_time(&self) -> Option<Duration> {
-        self.cgroup.cpu_time()
+        self.cgroup.as_ref()?.cpu_time()
     }
 
-    /// Kills every process of the bot, wherever it moved in the process tree.
+    /// Kills every process of the bot, wherever it moved in the process tree. Without a cgroup
+    /// this is left to the PID namespace, which dies with bubblewrap.
     pub fn kill_all(&self) {
-        self.cgroup.kill_all();
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill_all();
+        }
     }
 
     /// The whole command line, bubblewrap's part included (for diagnostics).
@@ -135,7 +144,7 @@ impl Jail {
 
 impl Drop for Jail {
     fn drop(&mut self) {
-        self.cgroup.kill_all();
+        self.kill_all();
         let _ = fs::remove_dir_all(&self.scratch);
     }
 }
@@ -169,7 +178,12 @@ fn bwrap_args(sandbox: &Sandbox, mounts: Vec<Mount>, cwd: &Path, uid: Option<u32
                 "--inh-caps=-all".into(),
             ]);
         }
-        _ => full.push("--unshare-user".into()),
+        _ => {
+            // The bot's user owns the namespace's root and /dev, both memory-backed and
+            // unbounded: read-only, as they are to a bot's own user under root.
+            full.extend(["--remount-ro", "/dev", "--remount-ro", "/"].map(String::from));
+            full.push("--unshare-user".into());
+        }
     }
     full
 }
