@@ -118,6 +118,9 @@ impl ProcessSeat {
         let cannot_start = |source| start_error(program, dir, source);
         let mut child = command.spawn().map_err(cannot_start)?;
         let pid = child.id() as i32;
+        if let Some(jail) = &jail {
+            jail.started(child.id());
+        }
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -216,13 +219,15 @@ impl ProcessSeat {
 
     /// Kills the bot's process group, and in a sandbox every process of the bot.
     fn kill(&self) {
+        // The jail first: without a cgroup it finds the bot's processes through bubblewrap,
+        // which must still be alive for that.
+        if let Some(jail) = &self.jail {
+            jail.kill_all();
+        }
         // Always, even after a clean exit: the bot may have left children in its group.
         // SAFETY: plain syscalls; the group is ours, and its leader is not reaped yet, so its id
         // cannot have been reused.
         unsafe { libc::killpg(self.pid, libc::SIGKILL) };
-        if let Some(jail) = &self.jail {
-            jail.kill_all();
-        }
     }
 
     /// The exit of the bot as seen through its sandbox: bubblewrap exits with 128 + the signal

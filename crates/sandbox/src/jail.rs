@@ -3,10 +3,12 @@
 
 use std::fs;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::{PermissionsExt, lchown, symlink};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::bounds::{Bounds, Rlimit};
@@ -16,8 +18,11 @@ use crate::{Limit, Sandbox, SandboxError};
 
 /// A player folder larger than this is refused rather than copied for every match.
 const FOLDER_LIMIT_MB: u64 = 512;
-/// The size of the bot's private `/tmp` (its pages count against its memory limit too).
+/// The size of the bot's private `/tmp` (with a cgroup, its pages count against its memory limit
+/// too).
 const TMP_MB: u64 = 256;
+/// How long killing a bot without a cgroup waits for its PID namespace to end.
+const NAMESPACE_END_MS: i32 = 2000;
 
 /// One bot's confinement, from before it starts until after it is gone. Dropping it kills
 /// every process left in its cgroup and removes the cgroup and the scratch folder. Without a
@@ -29,6 +34,9 @@ pub struct Jail {
     rlimits: Vec<Rlimit>,
     /// `None` where the machine gives no cgroup.
     cgroup: Option<BotCgroup>,
+    /// bubblewrap's process id, from its start until the bot is killed: without a cgroup, the
+    /// way to the bot's PID namespace. Taken when used, as the process may be reaped after.
+    bwrap: Mutex<Option<i32>>,
     scratch: PathBuf,
 }
 
@@ -81,6 +89,7 @@ impl Jail {
             argv: full,
             rlimits: sandbox.bounds.rlimits(&limits),
             cgroup,
+            bwrap: Mutex::new(None),
             scratch,
         })
     }
@@ -128,11 +137,24 @@ impl Jail {
         self.cgroup.as_ref()?.cpu_time()
     }
 
-    /// Kills every process of the bot, wherever it moved in the process tree. Without a cgroup
-    /// this is left to the PID namespace, which dies with bubblewrap.
+    /// Tells the jail that [`Jail::command`] started as process `pid`, which its starter reaps
+    /// only after [`Jail::kill_all`].
+    pub fn started(&self, pid: u32) {
+        *self.bwrap.lock().unwrap_or_else(|e| e.into_inner()) = i32::try_from(pid).ok();
+    }
+
+    /// Kills every process of the bot, wherever it moved in the process tree, and waits (up to
+    /// a limit) until none is left. Without a cgroup, the bot's PID namespace is killed
+    /// through bubblewrap, which must not be reaped yet: call this before reaping it.
     pub fn kill_all(&self) {
-        if let Some(cgroup) = &self.cgroup {
-            cgroup.kill_all();
+        match &self.cgroup {
+            Some(cgroup) => cgroup.kill_all(),
+            None => {
+                let bwrap = self.bwrap.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(bwrap) = bwrap {
+                    kill_namespace(bwrap);
+                }
+            }
         }
     }
 
@@ -147,6 +169,56 @@ impl Drop for Jail {
         self.kill_all();
         let _ = fs::remove_dir_all(&self.scratch);
     }
+}
+
+/// Kills the PID namespace that bubblewrap (process `bwrap`, not reaped yet) made, and waits
+/// until it is gone: bubblewrap's child is the namespace's init, and an init ends only once
+/// every other process of its namespace has ended.
+fn kill_namespace(bwrap: i32) {
+    let Ok(children) = fs::read_to_string(format!("/proc/{bwrap}/task/{bwrap}/children")) else {
+        return;
+    };
+    for init in children
+        .split_whitespace()
+        .filter_map(|c| c.parse::<i32>().ok())
+    {
+        // SAFETY: pidfd_open takes a pid and flags; a descriptor it returns is ours to own.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, init, 0) };
+        let Ok(fd) = i32::try_from(fd) else { continue };
+        if fd < 0 {
+            continue;
+        }
+        // SAFETY: a new descriptor, owned here alone.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // Its id could have been reused since it was read: it must still be bubblewrap's child.
+        if parent_of(init) != Some(bwrap) {
+            continue;
+        }
+        let mut ready = libc::pollfd {
+            fd: pidfd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: plain system calls on the descriptor owned above.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                pidfd.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            );
+            libc::poll(&mut ready, 1, NAMESPACE_END_MS);
+        }
+    }
+}
+
+/// The parent of process `pid`, from `/proc/PID/stat` (its fourth field, after the name in
+/// parentheses, which may hold anything).
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, after_name) = stat.rsplit_once(')')?;
+    after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// bubblewrap and its arguments: namespaces, the system, `mounts`, the working folder, the
@@ -297,4 +369,56 @@ fn chown_all(path: &Path, uid: u32) -> Result<(), SandboxError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    use super::*;
+    use crate::SandboxConfig;
+    use crate::bounds::NprocLimit;
+
+    /// Processes other than `except` whose command line holds `marker`.
+    fn processes_with(marker: &str, except: u32) -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(marker) && entry.file_name() != except.to_string().as_str() {
+                found.push(cmdline);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn without_a_cgroup_killing_a_bot_waits_until_its_whole_namespace_is_gone() {
+        let mut sandbox = Sandbox::new(SandboxConfig::default()).expect("a sandbox here");
+        sandbox.bounds = Bounds::Rlimits {
+            why: "a test without cgroups".into(),
+            nproc: NprocLimit::OwnUser,
+        };
+        let marker = format!("arbiter-namespace-test-{}", std::process::id());
+        // A grandchild in a session of its own, out of the bot's process group.
+        let script = format!("setsid sh -c 'sleep 600; : {marker}' & echo started; wait");
+        let argv = ["sh", "-c", &script].map(String::from);
+        let jail = sandbox.prepare(&argv, None).unwrap();
+        let mut bwrap = jail.command().stdout(Stdio::piped()).spawn().unwrap();
+        jail.started(bwrap.id());
+        let mut line = String::new();
+        BufReader::new(bwrap.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line, "started\n");
+        assert!(!processes_with(&marker, bwrap.id()).is_empty());
+        jail.kill_all();
+        let left = processes_with(&marker, bwrap.id());
+        assert!(left.is_empty(), "left after kill_all: {left:?}");
+        let _ = bwrap.kill();
+        bwrap.wait().unwrap();
+    }
 }
