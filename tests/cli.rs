@@ -118,6 +118,43 @@ fn a_player_folder_is_accepted_as_a_bot() {
 }
 
 #[test]
+fn a_player_folder_named_by_a_relative_path_plays_with_and_without_the_sandbox() {
+    let dir = temp_dir("relative");
+    let player = dir.join("players/mybot");
+    std::fs::create_dir_all(&player).unwrap();
+    let bot = player.join("bot.sh");
+    std::fs::write(
+        &bot,
+        format!(
+            "#!/bin/sh\nexec '{}' bot quoridor runner\n",
+            env!("CARGO_BIN_EXE_arbiter")
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(player.join("info.txt"), "mybot\nMy Bot\n./bot.sh\n").unwrap();
+    let absolute = player.display().to_string();
+    for (folder, sandbox) in [
+        ("players/mybot", "--no-sandbox"),
+        ("players/mybot", "--sandbox"),
+        ("./players/mybot/", "--no-sandbox"),
+        (absolute.as_str(), "--no-sandbox"),
+        (absolute.as_str(), "--sandbox"),
+    ] {
+        let output = run(arbiter()
+            .current_dir(&dir)
+            .args(["play", "quoridor", "--json", "--seed", "2", sandbox])
+            .args(common::show_arbiter())
+            .args(["--bot", folder, "--bot", "builtin:blocker"]));
+        let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(result["bots"][0]["name"], "mybot", "{folder} {sandbox}");
+        assert_no_faults(&result);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn same_seed_gives_the_same_match() {
     let dir = temp_dir("seed");
     let replay = |name: &str| {

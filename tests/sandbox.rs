@@ -25,6 +25,8 @@ struct Played {
     log: String,
     /// Arbiter's peak resident memory, in KiB.
     peak_kb: u64,
+    /// What Arbiter wrote to stderr.
+    stderr: String,
     dir: PathBuf,
     /// A word in the command line of every process of the bot.
     marker: String,
@@ -79,25 +81,69 @@ fn shell_words<'a>(words: impl Iterator<Item = &'a str>) -> String {
 
 /// Plays the hostile bot of `dir` against a robot, in a sandbox (required), with `extra` flags.
 fn play(dir: &Path, extra: &[&str]) -> Played {
-    play_with(arbiter(), dir, &dir.join("players/hostile"), extra)
+    play_against(dir, "quoridor", "builtin:blocker", extra)
+}
+
+/// Plays the hostile bot of `dir` against `opponent` at `game`, in a sandbox (required), with
+/// `extra` flags.
+fn play_against(dir: &Path, game: &str, opponent: &str, extra: &[&str]) -> Played {
+    let hostile = dir.join("players/hostile");
+    play_match(
+        arbiter(),
+        dir,
+        &hostile,
+        [game, opponent],
+        &sandboxed(extra),
+    )
 }
 
 /// Plays as [`play`] does, with `arbiter` (which may be a command that ends by starting it)
 /// and the hostile player's folder named `bot`.
-fn play_with(mut arbiter: Command, dir: &Path, bot: &Path, extra: &[&str]) -> Played {
+fn play_with(arbiter: Command, dir: &Path, bot: &Path, extra: &[&str]) -> Played {
+    play_match(
+        arbiter,
+        dir,
+        bot,
+        ["quoridor", "builtin:blocker"],
+        &sandboxed(extra),
+    )
+}
+
+/// Plays the hostile bot of `dir` against a robot, with `extra` flags and no sandbox flag
+/// (the default policy), by `arbiter` (the `arbiter` program, or a command starting it).
+fn play_by(arbiter: Command, dir: &Path, extra: &[&str]) -> Played {
+    let hostile = dir.join("players/hostile");
+    play_match(
+        arbiter,
+        dir,
+        &hostile,
+        ["quoridor", "builtin:blocker"],
+        extra,
+    )
+}
+
+/// `--sandbox`, then `extra`.
+fn sandboxed<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    ["--sandbox"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// Plays the player folder `bot` against `opponent` at `game`, by `arbiter`, with `extra`
+/// flags; the replay is written in `dir`.
+fn play_match(
+    mut arbiter: Command,
+    dir: &Path,
+    bot: &Path,
+    [game, opponent]: [&str; 2],
+    extra: &[&str],
+) -> Played {
     let replay = dir.join("match.jsonl");
     let mut child = arbiter
-        .args([
-            "play",
-            "quoridor",
-            "--json",
-            "--sandbox",
-            "--seed",
-            "1",
-            "--bot",
-        ])
+        .args(["play", game, "--json", "--seed", "1", "--bot"])
         .arg(bot)
-        .args(["--bot", "builtin:blocker", "--replay"])
+        .args(["--bot", opponent, "--replay"])
         .arg(&replay)
         .args(extra)
         .env("SECRET_TOKEN", "organiser-secret-token")
@@ -138,6 +184,7 @@ fn play_with(mut arbiter: Command, dir: &Path, bot: &Path, extra: &[&str]) -> Pl
         json,
         log: bot_log(&replay),
         peak_kb,
+        stderr,
         dir: dir.to_path_buf(),
         marker: String::new(),
     }
@@ -901,4 +948,173 @@ fn a_bot_cannot_read_the_keys_of_the_session_arbiter_was_started_in() {
     let log = bot_log(&dir.join("match.jsonl"));
     assert!(log.contains("probe: read session key blocked"), "{log}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bot_that_computes_for_ever_is_killed_for_its_cpu_seconds() {
+    let played = attack(
+        "spin",
+        &[],
+        &["--cpu-seconds", "1", "--time-bank-ms", "50000"],
+    );
+    assert_killed_for(&played, "cpu", "its limit on CPU seconds");
+    assert_clean(&played);
+}
+
+// An ordinary user: Arbiter run as `nobody`, who may not write the machine's cgroups, with the
+// default policy. It used to run the bots with all the user's rights, after a warning; the
+// sandbox is now built from namespaces and rlimits (docs/sandbox.md, "Without cgroups").
+
+/// The ordinary user these tests run Arbiter as (`nobody` on Debian and Fedora alike).
+const NOBODY: u32 = 65534;
+
+/// `arbiter` run as `nobody` in `dir`, with an ordinary user's environment. The program is
+/// linked (or copied) into `dir`, so that `nobody` can run it wherever the build is.
+fn arbiter_as_nobody(dir: &Path) -> Command {
+    let program = dir.join("arbiter");
+    let built = Path::new(env!("CARGO_BIN_EXE_arbiter"));
+    if std::fs::hard_link(built, &program).is_err() {
+        std::fs::copy(built, &program).unwrap();
+    }
+    let mut command = Command::new("setpriv");
+    command
+        .arg(format!("--reuid={NOBODY}"))
+        .arg(format!("--regid={NOBODY}"))
+        .args(["--clear-groups", "--"])
+        .arg(&program)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", dir)
+        .env("LANG", "C.UTF-8")
+        .current_dir(dir);
+    command
+}
+
+/// [`attack`] by Arbiter run as `nobody`. The contest folder is `nobody`'s (so the replay can
+/// be written, and so could the bot, were it not in a sandbox); everything in it is readable.
+fn attack_as_nobody(mode: &str, args: &[&str], extra: &[&str]) -> Played {
+    let marker = format!("arbiter-hostile-{}-nobody-{mode}", std::process::id());
+    let args: Vec<&str> = args.iter().copied().chain([marker.as_str()]).collect();
+    let dir = contest(&format!("nobody-{mode}"), mode, &args);
+    std::os::unix::fs::chown(&dir, Some(NOBODY), Some(NOBODY)).unwrap();
+    let played = play_by(arbiter_as_nobody(&dir), &dir, extra);
+    assert_eq!(
+        played.stderr.matches("warning:").count(),
+        1,
+        "{}",
+        played.stderr
+    );
+    for words in [
+        "sandbox without a cgroup",
+        "systemd-run --user --scope -p Delegate=yes",
+    ] {
+        assert!(
+            played.stderr.contains(words),
+            "{words:?}: {}",
+            played.stderr
+        );
+    }
+    assert!(
+        !played.stderr.contains("WITHOUT a sandbox"),
+        "{}",
+        played.stderr
+    );
+    Played { marker, ..played }
+}
+
+#[test]
+fn an_ordinary_users_bot_without_cgroups_sees_no_file_of_the_organiser_or_of_other_players() {
+    let targets = [
+        "{dir}/organiser.txt",
+        "{dir}/contest.db",
+        "{dir}/players/other/strategy.txt",
+    ];
+    let played = attack_as_nobody("files", &targets, &[]);
+    for target in targets {
+        let target = target.replace("{dir}", &played.dir.display().to_string());
+        assert_logged(&played, &format!("probe: read {target} blocked"));
+    }
+    // The contest folder is the user's own: only the sandbox keeps the bot from writing there.
+    // (Under /tmp, as here, the folders on the way to the bot's scratch folder are made in its
+    // private /tmp, and are its user's: what it writes there stays in that /tmp.)
+    assert_logged(&played, "probe: write outside");
+    assert_logged(&played, "probe: write scratch allowed");
+    assert_logged(&played, "probe: write tmp allowed");
+    assert!(!played.dir.join("planted.txt").exists());
+    assert!(!played.dir.join("players/hostile/note.txt").exists());
+    assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
+    assert_clean(&played);
+}
+
+#[test]
+fn an_ordinary_users_bot_without_cgroups_has_no_network() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let played = attack_as_nobody("network", &[&port], &[]);
+    assert_logged(&played, "probe: connect local blocked");
+    assert_logged(&played, "probe: connect outside blocked");
+    assert!(
+        listener.accept().is_err(),
+        "the bot reached 127.0.0.1:{port}"
+    );
+    assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
+    assert_clean(&played);
+}
+
+#[test]
+fn an_ordinary_users_fork_bomb_without_cgroups_is_stopped_by_the_process_limit() {
+    let played = attack_as_nobody("forkcount", &[], &["--max-processes", "16"]);
+    let children: u32 = played
+        .log
+        .split("probe: fork blocked after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no refused fork: {}", played.log));
+    // The bot itself and bubblewrap's init in its namespace count too; the user's other
+    // processes (this test's, other tests') do not.
+    assert!((8..16).contains(&children), "{children} children");
+    assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
+    assert_clean(&played);
+    // A real one: it never answers, is stopped at its limit, and leaves nothing behind.
+    let played = attack_as_nobody(
+        "forkbomb",
+        &[],
+        &["--max-processes", "16", "--time-bank-ms", "300"],
+    );
+    assert!(
+        bot(&played)["timeouts"].as_u64().unwrap() >= 1,
+        "{}",
+        played.json
+    );
+    assert_clean(&played);
+}
+
+#[test]
+fn an_ordinary_users_memory_hog_without_cgroups_is_stopped_by_the_memory_limit() {
+    let played = attack_as_nobody("memory", &[], &["--memory-mb", "128"]);
+    // Its allocation failed and it ended as Python does; without a cgroup nothing says that
+    // the limit was the reason, so none is given.
+    assert_logged(&played, "MemoryError");
+    assert_eq!(bot(&played)["crashed"], true, "{}", played.json);
+    assert_eq!(bot(&played)["killed_for"], Value::Null, "{}", played.json);
+    assert_clean(&played);
+}
+
+#[test]
+fn an_ordinary_users_bot_without_cgroups_is_killed_for_its_cpu_seconds() {
+    let played = attack_as_nobody(
+        "spin",
+        &[],
+        &["--cpu-seconds", "1", "--time-bank-ms", "50000"],
+    );
+    assert_killed_for(&played, "cpu", "its limit on CPU seconds");
+    assert_clean(&played);
+}
+
+#[test]
+fn an_ordinary_users_grandchild_in_a_session_of_its_own_dies_with_the_match() {
+    let played = attack_as_nobody("setsid", &[], &[]);
+    assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
+    assert_clean(&played);
 }

@@ -136,6 +136,32 @@ def main():
                 os.fork()
             except OSError:
                 time.sleep(0.001)
+    elif mode == "forkcount":
+        # Children that wait until the bot lets them go, forked until the kernel refuses one.
+        r, w = os.pipe()
+        children = 0
+        while children < 100000:
+            try:
+                pid = os.fork()
+            except OSError as e:
+                say("fork", False, f"after {children} children: {e.strerror}")
+                break
+            if pid == 0:
+                os.close(w)
+                os.read(r, 1)
+                os._exit(0)
+            children += 1
+        else:
+            say("fork", True, f"{children} children")
+        os.close(w)
+        for _ in range(children):
+            os.wait()
+        play()
+    elif mode == "spin":
+        # Computes for ever from its first turn on.
+        sys.stdin.readline()
+        while True:
+            pass
     elif mode == "memory":
         hoard = []
         while True:

@@ -36,6 +36,10 @@ pub struct SandboxFlags {
     /// Deepest folders in a player folder (its own files are at depth 1) [default: 64].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub max_folder_depth: Option<u32>,
+    /// CPU seconds of each bot process, a backstop against one that computes for ever (the
+    /// game's time limits are wall-clock limits) [default: 3600].
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    pub cpu_seconds: Option<u64>,
     /// One more path every bot may read (a toolchain outside the system folders); repeatable.
     #[arg(long = "sandbox-ro", value_name = "PATH")]
     pub read_only: Vec<PathBuf>,
@@ -52,6 +56,7 @@ impl SandboxFlags {
                 max_processes: self.max_processes.unwrap_or(defaults.max_processes),
                 file_size_mb: self.file_size_mb.unwrap_or(defaults.file_size_mb),
                 open_files: self.open_files.unwrap_or(defaults.open_files),
+                cpu_seconds: self.cpu_seconds.unwrap_or(defaults.cpu_seconds),
             },
             read_only: self.read_only.iter().map(absolute).collect(),
             folders: FolderLimits {

@@ -20,7 +20,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_games::{Protocol, Wire};
-use arbiter_sandbox::{Jail, Sandbox};
+use arbiter_sandbox::{Jail, Limit, Sandbox};
 
 use crate::seat::{
     Ask, Discarded, Down, ExitInfo, LOG_CAP, LOG_TRIMMED, Line, MAX_LINE, Reply, Seat, SeatKind,
@@ -118,6 +118,9 @@ impl ProcessSeat {
         let cannot_start = |source| start_error(program, dir, source);
         let mut child = command.spawn().map_err(cannot_start)?;
         let pid = child.id() as i32;
+        if let Some(jail) = &jail {
+            jail.started(child.id());
+        }
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -216,13 +219,15 @@ impl ProcessSeat {
 
     /// Kills the bot's process group, and in a sandbox every process of the bot.
     fn kill(&self) {
+        // The jail first: without a cgroup it finds the bot's processes through bubblewrap,
+        // which must still be alive for that.
+        if let Some(jail) = &self.jail {
+            jail.kill_all();
+        }
         // Always, even after a clean exit: the bot may have left children in its group.
         // SAFETY: plain syscalls; the group is ours, and its leader is not reaped yet, so its id
         // cannot have been reused.
         unsafe { libc::killpg(self.pid, libc::SIGKILL) };
-        if let Some(jail) = &self.jail {
-            jail.kill_all();
-        }
     }
 
     /// The exit of the bot as seen through its sandbox: bubblewrap exits with 128 + the signal
@@ -234,7 +239,10 @@ impl ProcessSeat {
         if let Some(code) = exit.code.filter(|code| (129..=128 + 64).contains(code)) {
             exit = ExitInfo::signal(code - 128);
         }
-        exit.killed_for = jail.limit_hit();
+        // Without a cgroup, only a signal can say which limit ended the bot.
+        exit.killed_for = jail
+            .limit_hit()
+            .or_else(|| exit.signal.and_then(Limit::of_signal));
         exit
     }
 
@@ -586,7 +594,11 @@ fn plain_command(argv: &[String], dir: Option<&Path>) -> Command {
         && path.is_relative()
         && argv[0].contains('/')
     {
-        path = dir.join(path);
+        // The program is started after the move into `dir`: a path relative to the current
+        // folder (`players/mybot/./bot.sh`) would then name nothing.
+        path = std::path::absolute(dir)
+            .unwrap_or_else(|_| dir.to_owned())
+            .join(path);
     }
     let mut command = Command::new(&path);
     command.args(&argv[1..]);

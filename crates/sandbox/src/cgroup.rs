@@ -341,8 +341,7 @@ fn v2_parent(mountinfo: &str, membership: &str) -> Result<PathBuf, String> {
     };
     enable().map_err(|e| {
         format!(
-            "cannot enable the memory and pids controllers in cgroup {}: {e} \
-             (run Arbiter in a cgroup delegated to it, e.g. `systemd-run --scope -p Delegate=yes`)",
+            "cannot enable the memory and pids controllers in cgroup {}: {e}",
             own.display()
         )
     })?;

@@ -1,17 +1,20 @@
-//! One bot's jail: its cgroup, its scratch folder and the command that starts it inside.
+//! One bot's jail: its cgroup (or rlimits where there is none), its scratch folder and the
+//! command that starts it inside.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::{PermissionsExt, lchown, symlink};
-
-use arbiter_folder::{Bounds, Entry, Kind, Over, WalkError};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use arbiter_folder::{Bounds as FolderBounds, Entry, Kind, Over, WalkError};
+
+use crate::bounds::{Bounds, Rlimit};
 use crate::cgroup::BotCgroup;
 use crate::mounts::{
     Author, ISOLATION, Mount, cover_for, credentials_covers, exposed, in_system, ordered,
@@ -21,17 +24,25 @@ use crate::scratch::{Owner, private_dir};
 use crate::uids::UidLease;
 use crate::{FolderLimit, FolderLimits, Limit, Sandbox, SandboxError};
 
-/// The size of the bot's private `/tmp` (its pages count against its memory limit too).
+/// The size of the bot's private `/tmp` (with a cgroup, its pages count against its memory limit
+/// too).
 const TMP_MB: u64 = 256;
+/// How long killing a bot without a cgroup waits for its PID namespace to end.
+const NAMESPACE_END_MS: i32 = 2000;
 
 /// One bot's confinement, from before it starts until after it is gone. Dropping it kills
-/// every process left in its cgroup and removes the cgroup and the scratch folder.
+/// every process left in its cgroup and removes the cgroup and the scratch folder. Without a
+/// cgroup, its processes die with its PID namespace when the seat kills bubblewrap.
 #[derive(Debug)]
 pub struct Jail {
     /// `bwrap` and its arguments, then the bot's own command line.
     argv: Vec<String>,
-    rlimits: [(libc::__rlimit_resource_t, u64); 3],
-    cgroup: BotCgroup,
+    rlimits: Vec<Rlimit>,
+    /// `None` where the machine gives no cgroup.
+    cgroup: Option<BotCgroup>,
+    /// bubblewrap's process id, from its start until the bot is killed: without a cgroup, the
+    /// way to the bot's PID namespace. Taken when used, as the process may be reaped after.
+    bwrap: Mutex<Option<i32>>,
     scratch: PathBuf,
     /// The bot's own user, held until every process of the bot is gone.
     _uid: Option<UidLease>,
@@ -65,12 +76,15 @@ impl Jail {
         }
         let uid = lease.as_ref().map(UidLease::uid);
         let scratch = make_scratch(&sandbox.scratch, n, dir, uid, &sandbox.config.folders)?;
-        let cgroup = match sandbox.cgroups.make(n, &limits) {
-            Ok(cgroup) => cgroup,
-            Err(e) => {
-                remove_scratch(&scratch);
-                return Err(e);
-            }
+        let cgroup = match &sandbox.bounds {
+            Bounds::Cgroups(cgroups) => match cgroups.make(n, &limits) {
+                Ok(cgroup) => Some(cgroup),
+                Err(e) => {
+                    remove_scratch(&scratch);
+                    return Err(e);
+                }
+            },
+            Bounds::Rlimits { .. } => None,
         };
         let mut mounts = view(sandbox, shown, &cwd);
         mounts.push(Mount::Bind {
@@ -80,15 +94,13 @@ impl Jail {
         });
         let mut full = bwrap_args(sandbox, mounts, &cwd, uid, author);
         full.push("--".into());
+        full.extend(sandbox.bounds.inside(&limits));
         full.extend(argv.iter().cloned());
         Ok(Jail {
             argv: full,
-            rlimits: [
-                (libc::RLIMIT_FSIZE, limits.file_size_mb << 20),
-                (libc::RLIMIT_NOFILE, u64::from(limits.open_files)),
-                (libc::RLIMIT_CORE, 0),
-            ],
+            rlimits: sandbox.bounds.rlimits(&limits),
             cgroup,
+            bwrap: Mutex::new(None),
             scratch,
             _uid: lease,
             _owner: sandbox.scratch.clone(),
@@ -100,8 +112,9 @@ impl Jail {
     pub fn command(&self) -> Command {
         let mut command = Command::new(&self.argv[0]);
         command.args(&self.argv[1..]);
-        let fds = self.cgroup.join_fds();
-        let rlimits = self.rlimits;
+        let fds = self.cgroup.as_ref().map(BotCgroup::join_fds);
+        let fds = fds.unwrap_or_default();
+        let rlimits = self.rlimits.clone();
         // SAFETY: the hook only makes system calls (write, keyctl, setrlimit) on values prepared
         // before the fork: nothing is allocated or locked between fork and exec.
         unsafe {
@@ -123,10 +136,10 @@ impl Jail {
                 if joined < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::ENOSYS) {
                     return Err(io::Error::last_os_error());
                 }
-                for (resource, value) in rlimits {
+                for &(resource, soft, hard) in &rlimits {
                     let limit = libc::rlimit {
-                        rlim_cur: value,
-                        rlim_max: value,
+                        rlim_cur: soft,
+                        rlim_max: hard,
                     };
                     if libc::setrlimit(resource, &limit) != 0 {
                         return Err(io::Error::last_os_error());
@@ -138,19 +151,36 @@ impl Jail {
         command
     }
 
-    /// The limit the bot ran into, if it did.
+    /// The limit the bot ran into, if its cgroup says it did (without one, nothing says it:
+    /// see [`Limit::of_signal`]).
     pub fn limit_hit(&self) -> Option<Limit> {
-        self.cgroup.limit_hit()
+        self.cgroup.as_ref()?.limit_hit()
     }
 
     /// CPU time used by all the bot's processes so far, where the machine measures it.
     pub fn cpu_time(&self) -> Option<Duration> {
-        self.cgroup.cpu_time()
+        self.cgroup.as_ref()?.cpu_time()
     }
 
-    /// Kills every process of the bot, wherever it moved in the process tree.
+    /// Tells the jail that [`Jail::command`] started as process `pid`, which its starter reaps
+    /// only after [`Jail::kill_all`].
+    pub fn started(&self, pid: u32) {
+        *self.bwrap.lock().unwrap_or_else(|e| e.into_inner()) = i32::try_from(pid).ok();
+    }
+
+    /// Kills every process of the bot, wherever it moved in the process tree, and waits (up to
+    /// a limit) until none is left. Without a cgroup, the bot's PID namespace is killed
+    /// through bubblewrap, which must not be reaped yet: call this before reaping it.
     pub fn kill_all(&self) {
-        self.cgroup.kill_all();
+        match &self.cgroup {
+            Some(cgroup) => cgroup.kill_all(),
+            None => {
+                let bwrap = self.bwrap.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(bwrap) = bwrap {
+                    kill_namespace(bwrap);
+                }
+            }
+        }
     }
 
     /// The whole command line, bubblewrap's part included (for diagnostics).
@@ -161,11 +191,61 @@ impl Jail {
 
 impl Drop for Jail {
     fn drop(&mut self) {
-        self.cgroup.kill_all();
+        self.kill_all();
         remove_scratch(&self.scratch);
         // The uid is released after this, with the fields (dropped in their order, after
         // the cgroup): once no process of the bot is left to use it.
     }
+}
+
+/// Kills the PID namespace that bubblewrap (process `bwrap`, not reaped yet) made, and waits
+/// until it is gone: bubblewrap's child is the namespace's init, and an init ends only once
+/// every other process of its namespace has ended.
+fn kill_namespace(bwrap: i32) {
+    let Ok(children) = fs::read_to_string(format!("/proc/{bwrap}/task/{bwrap}/children")) else {
+        return;
+    };
+    for init in children
+        .split_whitespace()
+        .filter_map(|c| c.parse::<i32>().ok())
+    {
+        // SAFETY: pidfd_open takes a pid and flags; a descriptor it returns is ours to own.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, init, 0) };
+        let Ok(fd) = i32::try_from(fd) else { continue };
+        if fd < 0 {
+            continue;
+        }
+        // SAFETY: a new descriptor, owned here alone.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // Its id could have been reused since it was read: it must still be bubblewrap's child.
+        if parent_of(init) != Some(bwrap) {
+            continue;
+        }
+        let mut ready = libc::pollfd {
+            fd: pidfd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: plain system calls on the descriptor owned above.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                pidfd.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            );
+            libc::poll(&mut ready, 1, NAMESPACE_END_MS);
+        }
+    }
+}
+
+/// The parent of process `pid`, from `/proc/PID/stat` (its fourth field, after the name in
+/// parentheses, which may hold anything).
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, after_name) = stat.rsplit_once(')')?;
+    after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// bubblewrap and its arguments: namespaces, the system, `mounts`, the working folder, the
@@ -203,7 +283,12 @@ fn bwrap_args(
                 "--inh-caps=-all".into(),
             ]);
         }
-        _ => full.push("--unshare-user".into()),
+        _ => {
+            // The bot's user owns the namespace's root and /dev, both memory-backed and
+            // unbounded: read-only, as they are to a bot's own user under root.
+            full.extend(["--remount-ro", "/dev", "--remount-ro", "/"].map(String::from));
+            full.push("--unshare-user".into());
+        }
     }
     full
 }
@@ -379,9 +464,11 @@ fn copy_folder(from: &Path, to: &Path, limits: &FolderLimits) -> Result<(), Sand
 fn chown_all(path: &Path, uid: u32) -> Result<(), SandboxError> {
     lchown(path, Some(uid), Some(uid)).map_err(SandboxError::io("giving", path))?;
     // What the copy made: within the folder limits already.
-    arbiter_folder::walk(path, &Bounds::NONE, &mut |entry| entry.chown(uid, uid))
-        .map(drop)
-        .map_err(folder_error(path, &FolderLimits::default(), "giving"))
+    arbiter_folder::walk(path, &FolderBounds::NONE, &mut |entry| {
+        entry.chown(uid, uid)
+    })
+    .map(drop)
+    .map_err(folder_error(path, &FolderLimits::default(), "giving"))
 }
 
 /// The error of a walk of the player folder `dir` under `limits`.
@@ -404,5 +491,57 @@ fn folder_error(
             path: dir.join(path),
             error,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    use super::*;
+    use crate::SandboxConfig;
+    use crate::bounds::NprocLimit;
+
+    /// Processes other than `except` whose command line holds `marker`.
+    fn processes_with(marker: &str, except: u32) -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(marker) && entry.file_name() != except.to_string().as_str() {
+                found.push(cmdline);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn without_a_cgroup_killing_a_bot_waits_until_its_whole_namespace_is_gone() {
+        let mut sandbox = Sandbox::new(SandboxConfig::default()).expect("a sandbox here");
+        sandbox.bounds = Bounds::Rlimits {
+            why: "a test without cgroups".into(),
+            nproc: NprocLimit::OwnUser,
+        };
+        let marker = format!("arbiter-namespace-test-{}", std::process::id());
+        // A grandchild in a session of its own, out of the bot's process group.
+        let script = format!("setsid sh -c 'sleep 600; : {marker}' & echo started; wait");
+        let argv = ["sh", "-c", &script].map(String::from);
+        let jail = sandbox.prepare(&argv, None).unwrap();
+        let mut bwrap = jail.command().stdout(Stdio::piped()).spawn().unwrap();
+        jail.started(bwrap.id());
+        let mut line = String::new();
+        BufReader::new(bwrap.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line, "started\n");
+        assert!(!processes_with(&marker, bwrap.id()).is_empty());
+        jail.kill_all();
+        let left = processes_with(&marker, bwrap.id());
+        assert!(left.is_empty(), "left after kill_all: {left:?}");
+        let _ = bwrap.kill();
+        bwrap.wait().unwrap();
     }
 }

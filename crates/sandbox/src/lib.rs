@@ -1,11 +1,12 @@
 //! Confines a bot program that Arbiter did not write.
 //!
 //! A [`Sandbox`] is checked once, when a command starts ([`Sandbox::new`]): bubblewrap can build
-//! namespaces here, and the memory and process controllers of the cgroups are writable. Each bot
-//! then gets a [`Jail`] ([`Sandbox::prepare`]): a cgroup of its own with its limits, a private
-//! scratch folder (a copy of its player folder), and the `bwrap` command line that starts it in
-//! empty PID, network, IPC and UTS namespaces, with the system's folders and what its program
-//! needs read-only, under a user of its own when Arbiter runs as root.
+//! namespaces here, and whether the memory and process controllers of the cgroups are writable.
+//! Each bot then gets a [`Jail`] ([`Sandbox::prepare`]): a cgroup of its own with its limits
+//! (where no cgroup can be made, resource limits of its processes instead), a
+//! private scratch folder (a copy of its player folder), and the `bwrap` command line that
+//! starts it in empty PID, network, IPC and UTS namespaces, with the system's folders and what
+//! its program needs read-only, under a user of its own when Arbiter runs as root.
 //!
 //! Why bubblewrap and cgroups rather than our own namespace code: bubblewrap is the sandbox of
 //! Flatpak, packaged by every distribution, and small enough to audit; the limits it does not
@@ -13,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+mod bounds;
 mod cgroup;
 mod jail;
 mod mounts;
@@ -27,9 +29,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+pub use bounds::Lacks;
 pub use jail::Jail;
 
-use cgroup::Cgroups;
+use bounds::Bounds;
 use scratch::Owner;
 use uids::UidPool;
 
@@ -44,6 +47,14 @@ pub struct Limits {
     pub file_size_mb: u64,
     /// Open files per process.
     pub open_files: u32,
+    /// CPU seconds per process: a backstop against a process that computes for ever, not a
+    /// time limit of the game.
+    #[serde(default = "default_cpu_seconds")]
+    pub cpu_seconds: u64,
+}
+
+fn default_cpu_seconds() -> u64 {
+    Limits::default().cpu_seconds
 }
 
 impl Default for Limits {
@@ -53,6 +64,7 @@ impl Default for Limits {
             max_processes: 128,
             file_size_mb: 64,
             open_files: 256,
+            cpu_seconds: 3600,
         }
     }
 }
@@ -176,33 +188,30 @@ impl SandboxPolicy {
     }
 
     /// The sandbox this policy asks for: `None` when it is off, or preferred but impossible
-    /// here (said once on stderr); an error when it is required but impossible.
+    /// here (said once on stderr); an error when it is required but impossible. A sandbox
+    /// without cgroups is said once on stderr too, with what it lacks.
     pub fn open(&self) -> Result<Option<Sandbox>, Unavailable> {
-        match self {
-            SandboxPolicy::Off => Ok(None),
-            SandboxPolicy::Required(config) => Sandbox::new(config.clone()).map(Some),
+        let sandbox = match self {
+            SandboxPolicy::Off => return Ok(None),
+            SandboxPolicy::Required(config) => Sandbox::new(config.clone())?,
             SandboxPolicy::Preferred(config) => match Sandbox::new(config.clone()) {
-                Ok(sandbox) => Ok(Some(sandbox)),
+                Ok(sandbox) => sandbox,
                 Err(why) => {
-                    static WARNED: std::sync::Once = std::sync::Once::new();
-                    WARNED.call_once(|| {
-                        use std::io::Write;
-                        // A closed stderr is no reason to stop: the warning is then lost.
-                        let _ = writeln!(
-                            std::io::stderr(),
-                            "warning: bot programs run WITHOUT a sandbox, with all your rights: \
-                             {}. --sandbox makes this an error, --no-sandbox silences it.",
-                            why.0
-                        );
-                    });
-                    Ok(None)
+                    warn_once(&format!(
+                        "bot programs run WITHOUT a sandbox, with all your rights: {}. \
+                         --sandbox makes this an error, --no-sandbox silences it.",
+                        why.0
+                    ));
+                    return Ok(None);
                 }
             },
+        };
+        if let Some(lacks) = sandbox.lacks() {
+            warn_once(&lacks.to_string());
         }
+        Ok(Some(sandbox))
     }
-}
 
-impl SandboxPolicy {
     /// Whether the player folder `dir` is within the [`FolderLimits`] of this policy, read
     /// without following a link and stopping at the first limit gone over: the check made
     /// before any match, so that a folder too large for the sandbox to copy is refused once,
@@ -218,6 +227,17 @@ impl SandboxPolicy {
     }
 }
 
+/// Writes `warning` on stderr, the first time only: a command that opens its policy once per
+/// match says it once.
+fn warn_once(warning: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        use std::io::Write;
+        // A closed stderr is no reason to stop: the warning is then lost.
+        let _ = writeln!(std::io::stderr(), "warning: {warning}");
+    });
+}
+
 /// The limit a bot was killed for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -226,6 +246,8 @@ pub enum Limit {
     Memory,
     /// It tried to have more than [`Limits::max_processes`] processes and threads.
     Processes,
+    /// It computed for [`Limits::cpu_seconds`].
+    Cpu,
 }
 
 impl Limit {
@@ -234,7 +256,14 @@ impl Limit {
         match self {
             Limit::Memory => "its memory limit",
             Limit::Processes => "its limit on processes and threads",
+            Limit::Cpu => "its limit on CPU seconds",
         }
+    }
+
+    /// The limit a process ended by `signal` ran into, where the signal says it: `SIGXCPU` is
+    /// sent by the kernel only for the CPU-seconds limit.
+    pub fn of_signal(signal: i32) -> Option<Limit> {
+        (signal == libc::SIGXCPU).then_some(Limit::Cpu)
     }
 }
 
@@ -243,6 +272,7 @@ impl fmt::Display for Limit {
         f.write_str(match self {
             Limit::Memory => "memory",
             Limit::Processes => "processes",
+            Limit::Cpu => "cpu",
         })
     }
 }
@@ -321,7 +351,7 @@ pub struct Sandbox {
     setpriv: Option<PathBuf>,
     /// The bots' users, when Arbiter is root (with `setpriv`).
     uids: Option<UidPool>,
-    cgroups: Cgroups,
+    bounds: Bounds,
     /// This process's folder of scratch folders.
     scratch: Arc<Owner>,
     /// Arbiter's working folder, hidden from every bot.
@@ -331,7 +361,8 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Checks that bubblewrap runs here and that the cgroup controllers are writable.
+    /// Checks that bubblewrap runs here, and whether the cgroup controllers are writable (where
+    /// they are not, rlimits take their place: [`Sandbox::lacks`] says what is then missing).
     pub fn new(config: SandboxConfig) -> Result<Sandbox, Unavailable> {
         let bwrap = find_program("bwrap").ok_or_else(|| {
             Unavailable(
@@ -347,7 +378,7 @@ impl Sandbox {
             false => None,
         };
         mounts::check_bwrap(&bwrap, root).map_err(Unavailable)?;
-        let cgroups = Cgroups::find().map_err(Unavailable)?;
+        let bounds = Bounds::find(root)?;
         let uids = match root {
             true => Some(UidPool::open().map_err(Unavailable)?),
             false => None,
@@ -371,10 +402,17 @@ impl Sandbox {
             bwrap,
             setpriv,
             uids,
-            cgroups,
+            bounds,
             scratch,
             workdir,
         })
+    }
+
+    /// What bots lack in this sandbox, where the machine gives no cgroup: `None` when they
+    /// have every guarantee of docs/sandbox.md.
+    pub fn lacks(&self) -> Option<Lacks> {
+        self.bounds
+            .lacks(&self.config.limits, self.setpriv.is_some())
     }
 
     /// The limits and extra folders this sandbox was made with.
