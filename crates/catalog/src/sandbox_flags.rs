@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use arbiter_sandbox::{Limits, SandboxConfig, SandboxPolicy};
+use arbiter_sandbox::{BetweenTurns, Limits, SandboxConfig, SandboxPolicy};
 
 /// Whether and how bot programs are confined (see docs/sandbox.md).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
@@ -29,6 +29,10 @@ pub struct SandboxFlags {
     /// One more path every bot may read (a toolchain outside the system folders); repeatable.
     #[arg(long = "sandbox-ro", value_name = "PATH")]
     pub read_only: Vec<PathBuf>,
+    /// Let sandboxed bots run between their turns (by default each is frozen from its answer to
+    /// its next request, so that it cannot take CPU from the bot that is thinking).
+    #[arg(long)]
+    pub no_freeze: bool,
 }
 
 impl SandboxFlags {
@@ -43,6 +47,10 @@ impl SandboxFlags {
                 open_files: self.open_files.unwrap_or(defaults.open_files),
             },
             read_only: self.read_only.iter().map(absolute).collect(),
+            between_turns: match self.no_freeze {
+                true => BetweenTurns::Running,
+                false => BetweenTurns::Frozen,
+            },
         };
         match (self.no_sandbox, self.sandbox) {
             (true, _) => SandboxPolicy::Off,

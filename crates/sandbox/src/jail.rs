@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::cgroup::BotCgroup;
 use crate::mounts::{Author, ISOLATION, Mount, exposed, in_system, ordered, system_args};
-use crate::{Limit, Sandbox, SandboxError};
+use crate::{BetweenTurns, Limit, Sandbox, SandboxError};
 
 /// A player folder larger than this is refused rather than copied for every match.
 const FOLDER_LIMIT_MB: u64 = 512;
@@ -26,6 +26,8 @@ pub struct Jail {
     rlimits: [(libc::__rlimit_resource_t, u64); 3],
     cgroup: BotCgroup,
     scratch: PathBuf,
+    /// Whether [`Jail::freeze`] freezes (as the sandbox's configuration says).
+    freezes: bool,
 }
 
 impl Jail {
@@ -78,6 +80,7 @@ impl Jail {
             ],
             cgroup,
             scratch,
+            freezes: sandbox.config.between_turns == BetweenTurns::Frozen,
         })
     }
 
@@ -120,6 +123,30 @@ impl Jail {
     /// CPU time used by all the bot's processes so far, where the machine measures it.
     pub fn cpu_time(&self) -> Option<Duration> {
         self.cgroup.cpu_time()
+    }
+
+    /// Whether [`Jail::freeze`] stops the bot: the sandbox freezes bots between turns and the
+    /// machine has a cgroup freezer.
+    pub fn freezes(&self) -> bool {
+        self.freezes && self.cgroup.can_freeze()
+    }
+
+    /// Stops every process of the bot until [`Jail::thaw`]: it gets no CPU, and what is written
+    /// to it waits in its pipe. Does nothing where the jail does not freeze ([`Jail::freezes`]).
+    /// Returns at once; the processes stop within microseconds.
+    pub fn freeze(&self) -> Result<(), SandboxError> {
+        if !self.freezes {
+            return Ok(());
+        }
+        self.cgroup.freeze().map_err(SandboxError::Freezer)
+    }
+
+    /// Lets the bot run again after [`Jail::freeze`].
+    pub fn thaw(&self) -> Result<(), SandboxError> {
+        if !self.freezes {
+            return Ok(());
+        }
+        self.cgroup.thaw().map_err(SandboxError::Freezer)
     }
 
     /// Kills every process of the bot, wherever it moved in the process tree.

@@ -689,6 +689,7 @@ mod tests {
                     ..Default::default()
                 },
                 read_only: vec!["/opt/jdk".into()],
+                between_turns: arbiter_sandbox::BetweenTurns::Running,
             }),
             sprt: None,
         };
