@@ -507,6 +507,132 @@ mod tests {
         }
     }
 
+    /// A shell spinning in a busy loop, not yet in any cgroup of ours.
+    fn busy_loop() -> std::process::Child {
+        std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits until `done`, failing with `what` if it does not come (the guard only stops a
+    /// hang: a freezer state changes in microseconds).
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let give_up = Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(Instant::now() < give_up, "waited 10 s for {what}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Whether every process of `bot` is stopped, as its freezer says.
+    fn frozen(bot: &BotCgroup) -> bool {
+        let dir = bot.dirs.last().unwrap();
+        match bot.v2 {
+            true => fs::read_to_string(dir.join("cgroup.events"))
+                .is_ok_and(|text| keyed_value(&text, "frozen") == Some(1)),
+            false => fs::read_to_string(dir.join(FREEZER_V1)).unwrap().trim() == "FROZEN",
+        }
+    }
+
+    /// Freezes `bot`, whose busy loop is running, and checks that its CPU counter stands still
+    /// until it is thawed, and moves again then.
+    fn assert_freezes(bot: &BotCgroup) {
+        let cpu = || bot.cpu_time().expect("the cgroup counts CPU time");
+        wait_for("the busy loop to use CPU", || cpu() > Duration::ZERO);
+        bot.freeze().unwrap();
+        wait_for("the cgroup to be frozen", || frozen(bot));
+        let stopped = cpu();
+        // Time for a running loop to show up in its counter; a frozen one shows nothing.
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(cpu(), stopped, "a frozen cgroup used CPU");
+        bot.thaw().unwrap();
+        wait_for("the thawed loop to use CPU again", || cpu() > stopped);
+        assert!(!frozen(bot));
+    }
+
+    #[test]
+    fn a_frozen_cgroup_uses_no_cpu_until_it_is_thawed() {
+        let cgroups = Cgroups::find().expect("cgroups are writable here");
+        assert_eq!(cgroups.no_freezer(), None, "this machine has a freezer");
+        let bot = cgroups.make(u32::MAX - 1, &Limits::default()).unwrap();
+        assert!(bot.can_freeze());
+        let mut child = busy_loop();
+        for dir in &bot.dirs {
+            fs::write(dir.join("cgroup.procs"), child.id().to_string()).unwrap();
+        }
+        assert_freezes(&bot);
+        // Frozen again, it is still killed when the cgroup is dropped (v1 kills a frozen
+        // process only once it is thawed).
+        bot.freeze().unwrap();
+        wait_for("the cgroup to be frozen", || frozen(&bot));
+        drop(bot);
+        assert!(!child.wait().unwrap().success());
+    }
+
+    #[test]
+    fn a_cgroup_v2_beside_v1_freezes_through_cgroup_freeze() {
+        // Where cgroup v2 is mounted beside the v1 controllers (as here), its freezer is
+        // tried on a cgroup of its own; elsewhere the test of the layout in use covers it.
+        let mountinfo = read_small("/proc/self/mountinfo").unwrap();
+        let Some(mount) = mounts(&mountinfo).find(|m| m.fstype == "cgroup2") else {
+            return;
+        };
+        let membership = read_small("/proc/self/cgroup").unwrap();
+        let own = membership
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .unwrap();
+        let dir = under_mount(&mount, own).join(format!("arbiter-freeze-{}", std::process::id()));
+        make_dir(&dir, true).unwrap();
+        let bot = BotCgroup {
+            dirs: vec![dir.clone()],
+            procs: Vec::new(),
+            memory_events: None,
+            pids_events: None,
+            cpu: File::open(dir.join("cpu.stat")).ok(),
+            freezer: Some(open_write(&dir.join(FREEZER_V2)).unwrap()),
+            v2: true,
+        };
+        let mut child = busy_loop();
+        fs::write(dir.join("cgroup.procs"), child.id().to_string()).unwrap();
+        assert_freezes(&bot);
+        bot.freeze().unwrap();
+        wait_for("the cgroup to be frozen", || frozen(&bot));
+        drop(bot);
+        assert!(!child.wait().unwrap().success());
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_cgroup_left_frozen_by_a_killed_arbiter_is_thawed_and_replaced() {
+        let cgroups = Cgroups::find().expect("cgroups are writable here");
+        let Cgroups::V1 {
+            freezer: Some(freezer),
+            ..
+        } = &cgroups
+        else {
+            return;
+        };
+        let n = u32::MAX - 2;
+        let name = format!("arbiter-{}-{n}", std::process::id());
+        let mut stray = busy_loop();
+        for parent in cgroups.parents() {
+            fs::create_dir(parent.join(&name)).unwrap();
+            fs::write(
+                parent.join(&name).join("cgroup.procs"),
+                stray.id().to_string(),
+            )
+            .unwrap();
+        }
+        fs::write(freezer.join(&name).join(FREEZER_V1), "FROZEN").unwrap();
+        let bot = cgroups.make(n, &Limits::default()).unwrap();
+        assert!(!stray.wait().unwrap().success());
+        assert!(!frozen(&bot));
+        drop(bot);
+        assert!(!freezer.join(&name).exists());
+    }
+
     #[test]
     fn event_files_are_read_by_key() {
         let events = "low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n";
