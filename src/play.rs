@@ -182,6 +182,7 @@ fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) -> Result<(
                     "crashed": b.crashed,
                     "killed_for": b.killed_for,
                     "cpu_ms": b.cpu_ms,
+                    "cpu_between_turns_ms": b.cpu_between_turns_ms,
                 })
             })
             .collect();
@@ -237,17 +238,30 @@ fn print_report(game: &str, report: &MatchReport, args: &PlayCommon) -> Result<(
             )
         };
         outln!(
-            "  {}. player {p} {:width$}  score {:<5}  {:>7.1} ms thinking{faults}",
+            "  {}. player {p} {:width$}  score {:<5}  {:>7.1} ms thinking{faults}{}",
             report.outcome.placement[p],
             names[p],
             report.outcome.scores[p],
             bot.time_ms,
+            between_turns(bot),
         )?;
     }
     if let Some(path) = &args.replay {
         outln!("replay: {}", path.display())?;
     }
     Ok(())
+}
+
+/// The CPU a bot used outside its turns, when it is worth a word: a sandboxed bot frozen
+/// between turns uses next to none (tens of microseconds a turn, while it stops); one that is
+/// not may take it from the bot that thinks. `--json` always has it.
+fn between_turns(bot: &arbiter_referee::BotReport) -> String {
+    match bot.cpu_between_turns_ms {
+        Some(ms) if ms >= 1.0 && ms >= bot.time_ms / 10.0 => {
+            format!("  ({ms:.1} ms CPU outside its turns)")
+        }
+        _ => String::new(),
+    }
 }
 
 fn play_judge_config(path: &Path, score_path: &Path, args: &PlayCommon) -> Result<()> {

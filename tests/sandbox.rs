@@ -1118,3 +1118,90 @@ fn an_ordinary_users_grandchild_in_a_session_of_its_own_dies_with_the_match() {
     assert_eq!(bot(&played)["crashed"], false, "{}", played.json);
     assert_clean(&played);
 }
+
+/// The CPU time the hostile bot used outside its turns, as `arbiter play --json` reports it.
+fn cpu_between_turns_ms(played: &Played) -> f64 {
+    bot(played)["cpu_between_turns_ms"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no cpu_between_turns_ms: {}", played.json))
+}
+
+#[test]
+fn a_bot_burning_cpu_while_its_opponent_thinks_gets_no_cpu_between_its_turns() {
+    // Four busy loops, then the starter, against a robot that searches a fixed number of nodes
+    // a move: a second or so of its thinking, which four unfrozen loops shared the cores with.
+    let opponent = "builtin:strong/nodes=200000";
+    let burn = |extra: &[&str]| {
+        let marker = format!("arbiter-hostile-{}-burner", std::process::id());
+        let dir = contest("burner", "burner", &["4", &marker]);
+        Played {
+            marker,
+            ..play_against(&dir, "quoridor", opponent, extra)
+        }
+    };
+    let frozen = burn(&[]);
+    assert_logged(&frozen, "probe: burn 4 loops allowed");
+    // Frozen between turns, it gets only the moments its processes take to stop: tens of
+    // microseconds a turn, read from its cgroup's CPU counter.
+    let frozen_ms = cpu_between_turns_ms(&frozen);
+    assert!(
+        frozen_ms < 20.0,
+        "{frozen_ms} ms between turns: {}",
+        frozen.json
+    );
+    assert_clean(&frozen);
+
+    // The same bot let run between turns takes CPU there, and the report says so.
+    let running = burn(&["--no-freeze"]);
+    let running_ms = cpu_between_turns_ms(&running);
+    assert!(
+        running_ms > frozen_ms,
+        "{running_ms} ms running, {frozen_ms} ms frozen: {}",
+        running.json
+    );
+    assert_clean(&running);
+}
+
+#[test]
+fn a_frozen_labyrinth_seat_sent_more_than_a_pipe_holds_does_not_stall_the_match() {
+    // A Labyrinth bot that never reads: every block the referee sends it, to watch the other
+    // seat's turns and for its own, piles up in its pipe (64 KiB) and then in the referee,
+    // while the bot is frozen between its turns. Its turns time out; the match goes on to its
+    // end.
+    let marker = format!("arbiter-hostile-{}-deaf", std::process::id());
+    let dir = contest("deaf", "deaf", &[&marker]);
+    let played = Played {
+        marker,
+        ..play_against(
+            &dir,
+            "labyrinth",
+            "builtin:greedy",
+            &["--time-per-reply-ms", "20"],
+        )
+    };
+    assert_eq!(played.json["reason"], "tick_limit", "{}", played.json);
+    assert_eq!(bot(&played)["errors"], 0, "{}", played.json);
+    assert!(
+        bot(&played)["timeouts"].as_u64().unwrap() > 0,
+        "{}",
+        played.json
+    );
+    assert_eq!(played.json["bots"][1]["timeouts"], 0, "{}", played.json);
+    let received = bytes_received(&played.dir.join("match.jsonl"), 0);
+    assert!(
+        received > 128 << 10,
+        "only {received} bytes sent to the bot"
+    );
+    assert_clean(&played);
+}
+
+/// The bytes the referee sent seat `seat` over a whole replay.
+fn bytes_received(replay: &Path, seat: usize) -> usize {
+    let text = std::fs::read_to_string(replay).unwrap();
+    text.lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter_map(|record| record["bots"][seat]["received"].as_array().cloned())
+        .flatten()
+        .map(|message| message["text"].as_str().unwrap_or("").len())
+        .sum()
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A hostile Quoridor bot: it tries one attack, writes what happened to stderr (the replay
+"""A hostile Quoridor bot (or, as `deaf`, a bot of any game): it tries one attack, writes what happened to stderr (the replay
 keeps it), then plays as the starter does (starter.py beside it), or not at all.
 
     hostile.py MODE [PATH...]
@@ -177,6 +177,19 @@ def main():
         sys.stdin.readline()
         os.write(1, b"\xff\xfe\x00 4 \x00\x01\n")
         play()
+    elif mode == "burner":
+        # Busy loops that would take the cores while the opponent thinks, then a normal bot.
+        loops = int(args[0])
+        for _ in range(loops):
+            if os.fork() == 0:
+                while True:
+                    pass
+        say(f"burn {loops} loops", True)
+        play()
+    elif mode == "deaf":
+        # Reads nothing and answers nothing, of any game: what is sent to it piles up.
+        while True:
+            time.sleep(1)
     elif mode == "sigstop":
         os.kill(os.getpid(), signal.SIGSTOP)
     elif mode == "sigterm":

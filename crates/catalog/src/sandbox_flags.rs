@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use arbiter_sandbox::{FolderLimits, Limits, SandboxConfig, SandboxPolicy};
+use arbiter_sandbox::{BetweenTurns, FolderLimits, Limits, SandboxConfig, SandboxPolicy};
 
 /// Whether and how bot programs are confined (see docs/sandbox.md).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
@@ -43,6 +43,10 @@ pub struct SandboxFlags {
     /// One more path every bot may read (a toolchain outside the system folders); repeatable.
     #[arg(long = "sandbox-ro", value_name = "PATH")]
     pub read_only: Vec<PathBuf>,
+    /// Let sandboxed bots run between their turns (by default each is frozen from its answer to
+    /// its next request, so that it cannot take CPU from the bot that is thinking).
+    #[arg(long)]
+    pub no_freeze: bool,
 }
 
 impl SandboxFlags {
@@ -65,6 +69,10 @@ impl SandboxFlags {
                 max_depth: self.max_folder_depth.unwrap_or(folders.max_depth),
             },
             hidden: Vec::new(),
+            between_turns: match self.no_freeze {
+                true => BetweenTurns::Running,
+                false => BetweenTurns::Frozen,
+            },
         };
         match (self.no_sandbox, self.sandbox) {
             (true, _) => SandboxPolicy::Off,

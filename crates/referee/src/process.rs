@@ -74,6 +74,8 @@ pub struct ProcessSeat {
     closed: Option<ExitInfo>,
     /// The bot's sandbox, if it runs in one.
     jail: Option<Jail>,
+    /// The bot's processes are frozen ([`Seat::freeze`]).
+    frozen: bool,
     /// When the sandbox's limits were last checked.
     limits_checked: Instant,
 }
@@ -152,7 +154,7 @@ impl ProcessSeat {
         if let Err(e) = threads {
             return Err(kill_now(e));
         }
-        Ok(ProcessSeat {
+        let mut seat = ProcessSeat {
             name: name.into(),
             command: shlex::try_join(argv.iter().map(String::as_str))
                 .unwrap_or_else(|_| argv.join(" ")),
@@ -168,8 +170,13 @@ impl ProcessSeat {
             down: None,
             closed: None,
             jail,
+            frozen: false,
             limits_checked: Instant::now(),
-        })
+        };
+        // A bot runs during its requests only, where its jail freezes: its start-up too is
+        // done in its first request, not while another bot thinks.
+        seat.set_frozen(true);
+        Ok(seat)
     }
 
     /// Splits `line` as a POSIX shell would (quotes, backslashes; no variables, globs or
@@ -196,6 +203,8 @@ impl ProcessSeat {
         if let Some(exit) = &self.closed {
             return exit.clone();
         }
+        // A frozen bot could neither read its end message nor exit.
+        self.set_frozen(false);
         // End of input is the second signal to exit, after the end message.
         self.stdin = None;
         while self.exited.is_none() {
@@ -215,6 +224,22 @@ impl ProcessSeat {
         self.log.wait_done(LOG_SETTLE);
         self.closed = Some(exit.clone());
         exit
+    }
+
+    /// Freezes or thaws the bot, where its jail freezes. A bot that cannot be frozen runs on
+    /// (its CPU between turns is still measured); one that cannot be thawed is only late.
+    fn set_frozen(&mut self, frozen: bool) {
+        let Some(jail) = &self.jail else { return };
+        if self.frozen == frozen || !jail.freezes() {
+            return;
+        }
+        let done = match frozen {
+            true => jail.freeze(),
+            false => jail.thaw(),
+        };
+        if done.is_ok() {
+            self.frozen = frozen;
+        }
     }
 
     /// Kills the bot's process group, and in a sandbox every process of the bot.
@@ -500,6 +525,7 @@ impl<G: Wire> Seat<G> for ProcessSeat {
         discarded: &mut Vec<Discarded>,
     ) -> Reply {
         let protocol = &G::PROTOCOL;
+        self.set_frozen(false);
         // Reading the cgroup costs microseconds: a bot that answers is checked now and then,
         // one that does not, at once (below).
         if self.limits_checked.elapsed() >= LIMIT_CHECK_EVERY {
@@ -524,6 +550,16 @@ impl<G: Wire> Seat<G> for ProcessSeat {
     fn take_log(&mut self) -> String {
         self.catch_up_log();
         self.log.take()
+    }
+
+    fn freeze(&mut self) {
+        if self.closed.is_none() && self.down.is_none() {
+            self.set_frozen(true);
+        }
+    }
+
+    fn thaw(&mut self) {
+        self.set_frozen(false);
     }
 
     fn close(&mut self, deadline: Instant) -> ExitInfo {

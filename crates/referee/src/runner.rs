@@ -84,6 +84,10 @@ pub struct BotReport {
     /// CPU time the bot's processes used while it answered, where it is measured (a bot in a
     /// sandbox).
     pub cpu_ms: Option<f64>,
+    /// CPU time the bot's processes used outside its turns (from the start of the match to its
+    /// end, less `cpu_ms`), where it is measured: next to nothing when it is frozen between
+    /// turns, the CPU it could take from the others when it is not.
+    pub cpu_between_turns_ms: Option<f64>,
     /// How the seat ended.
     pub exit: ExitInfo,
     /// The sandbox limit that ended the bot: `"memory"`, `"processes"`, or none.
@@ -154,7 +158,33 @@ struct SeatState<G> {
     report: BotReport,
     /// What goes into this seat's part of the tick being played (filled only when recording).
     tick: BotTick,
+    /// The bot's CPU time when its last request ended, or when the match started (what it
+    /// took to start its process before is not counted as CPU between turns).
+    cpu_after_turn: Duration,
     closed: bool,
+}
+
+impl<G: Wire> SeatState<G> {
+    /// Counts the CPU the bot used since its last request ended, now that its counter reads
+    /// `cpu`: in the report, and in milliseconds for the tick.
+    fn note_cpu_between_turns(&mut self, cpu: Duration) -> f64 {
+        let ms = millis(cpu.saturating_sub(self.cpu_after_turn));
+        *self.report.cpu_between_turns_ms.get_or_insert(0.0) += ms;
+        ms
+    }
+
+    /// Counts, at the end of the match, the CPU the bot used since its last request ended,
+    /// into the report and the last tick. A seat already closed is not read: its bot is gone.
+    fn last_cpu_between_turns(&mut self) {
+        if self.closed {
+            return;
+        }
+        if let Some(cpu) = self.seat.cpu_time() {
+            let ms = self.note_cpu_between_turns(cpu);
+            self.cpu_after_turn = cpu;
+            *self.tick.cpu_between_turns_ms.get_or_insert(0.0) += ms;
+        }
+    }
 }
 
 struct Referee<'a, G: Wire> {
@@ -186,6 +216,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         let seats: Vec<_> = seats
             .into_iter()
             .map(|seat| SeatState {
+                cpu_after_turn: seat.cpu_time().unwrap_or_default(),
                 report: BotReport {
                     name: seat.name().to_owned(),
                     errors: 0,
@@ -193,6 +224,7 @@ impl<'a, G: Wire> Referee<'a, G> {
                     crashed: false,
                     time_ms: 0.0,
                     cpu_ms: None,
+                    cpu_between_turns_ms: None,
                     exit: ExitInfo::default(),
                     killed_for: None,
                     first_fault: None,
@@ -401,6 +433,8 @@ impl<'a, G: Wire> Referee<'a, G> {
         state.requests += 1;
         self.discarded.clear();
         let cpu_before = state.seat.cpu_time();
+        let between_turns = cpu_before.map(|cpu| state.note_cpu_between_turns(cpu));
+        state.seat.thaw();
         let sent_at = Instant::now();
         let ask = match ack {
             Some(ack) => Ask::Ack(ack),
@@ -415,12 +449,18 @@ impl<'a, G: Wire> Referee<'a, G> {
         };
         let elapsed = replied_at.saturating_duration_since(sent_at);
         let state = &mut self.seats[p];
+        // Frozen before its CPU is read: what it takes until it stops counts as its turn's.
+        state.seat.freeze();
         state.report.time_ms += millis(elapsed);
+        let cpu_after = state.seat.cpu_time();
         let cpu = cpu_before
-            .zip(state.seat.cpu_time())
+            .zip(cpu_after)
             .map(|(before, after)| millis(after.saturating_sub(before)));
         if let Some(cpu) = cpu {
             *state.report.cpu_ms.get_or_insert(0.0) += cpu;
+        }
+        if let Some(after) = cpu_after {
+            state.cpu_after_turn = after;
         }
         // A bank at zero is a timeout, even if the answer squeezed through the channel.
         state.bank = match reply {
@@ -431,6 +471,7 @@ impl<'a, G: Wire> Referee<'a, G> {
         if self.recording() {
             self.record_request(p, sent_at, elapsed, &reply);
             self.seats[p].tick.cpu_ms = cpu;
+            self.seats[p].tick.cpu_between_turns_ms = between_turns;
         }
         match reply {
             Reply::Answer(_) | Reply::Timeout if timed_out => {
@@ -645,6 +686,10 @@ impl<'a, G: Wire> Referee<'a, G> {
     }
 
     fn close_all(&mut self, deadline: Instant) {
+        // All at once: a bot still frozen while another is closed would lose its grace period.
+        for state in &mut self.seats {
+            state.seat.thaw();
+        }
         for p in 0..self.seats.len() {
             self.close(p, deadline);
         }
@@ -661,6 +706,9 @@ impl<'a, G: Wire> Referee<'a, G> {
         // A forfeited turn is a turn taken, though the game did not move.
         self.ticks = self.game.tick() + u32::from(self.forfeit.is_some() && player.is_some());
         if over {
+            for state in &mut self.seats {
+                state.last_cpu_between_turns();
+            }
             for p in 0..self.seats.len() {
                 if self.seats[p].status == Status::Playing {
                     self.message.clear();

@@ -51,6 +51,15 @@ pub trait Seat<G: Wire>: Send {
         None
     }
 
+    /// The bot's turn is over: until [`Seat::thaw`] it gets no CPU, and what is sent to it
+    /// meanwhile waits for it (a bot in a sandbox that freezes; other seats ignore this).
+    fn freeze(&mut self) {}
+
+    /// Lets the bot run again after [`Seat::freeze`]: called before its next request, and
+    /// before the seat is closed. A request or a close thaws a frozen bot anyway; calling
+    /// this first keeps thawing out of the time of the turn.
+    fn thaw(&mut self) {}
+
     /// Ends the connection: lets the bot exit on its own until `deadline`, then kills whatever
     /// is left of it. Idempotent: later calls return the same information.
     fn close(&mut self, deadline: Instant) -> ExitInfo;

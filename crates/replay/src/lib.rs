@@ -233,6 +233,12 @@ pub struct BotTick {
     /// sandbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_ms: Option<f64>,
+    /// CPU time the bot's processes used outside its turns, where it is measured (a bot in a
+    /// sandbox): in the tick of a request, since its previous request ended (or since it
+    /// started); in the last tick, also since its last request. Next to nothing for a bot frozen
+    /// between turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_between_turns_ms: Option<f64>,
     /// Time bank left after the tick.
     pub bank_ms: f64,
 }
@@ -606,8 +612,8 @@ pub fn read_replay(path: impl AsRef<Path>) -> Result<Replay, ReplayError> {
 
 /// Things holding wall-clock times, which differ between two runs of the same match.
 pub trait StripTiming {
-    /// Zeroes every `at_ms`, `time_ms` and `bank_ms` and drops `cpu_ms`, so two runs can be
-    /// compared.
+    /// Zeroes every `at_ms`, `time_ms` and `bank_ms` and drops `cpu_ms` and
+    /// `cpu_between_turns_ms`, so two runs can be compared.
     fn strip_timing(&mut self);
 }
 
@@ -625,6 +631,7 @@ impl StripTiming for BotTick {
         self.time_ms = self.time_ms.map(|_| 0.0);
         // Measured only in a sandbox: a run with one and a run without compare equal.
         self.cpu_ms = None;
+        self.cpu_between_turns_ms = None;
         self.bank_ms = 0.0;
     }
 }

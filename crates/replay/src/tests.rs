@@ -41,10 +41,11 @@ fn bot_tick() -> impl Strategy<Value = BotTick> {
         any::<bool>(),
         prop::option::of(finite()),
         prop::option::of(finite()),
+        prop::option::of(finite()),
         finite(),
     )
         .prop_map(
-            |(received, sent, error, notes, log, offline, time_ms, cpu_ms, bank_ms)| BotTick {
+            |(
                 received,
                 sent,
                 error,
@@ -53,6 +54,18 @@ fn bot_tick() -> impl Strategy<Value = BotTick> {
                 offline,
                 time_ms,
                 cpu_ms,
+                cpu_between_turns_ms,
+                bank_ms,
+            )| BotTick {
+                received,
+                sent,
+                error,
+                notes,
+                log,
+                offline,
+                time_ms,
+                cpu_ms,
+                cpu_between_turns_ms,
                 bank_ms,
             },
         )
@@ -144,6 +157,7 @@ fn sample_replay() -> Replay {
         offline: false,
         time_ms: Some(1.25),
         cpu_ms: None,
+        cpu_between_turns_ms: None,
         bank_ms: 1028.75,
     };
     Replay {

@@ -152,7 +152,8 @@ impl fmt::Display for Lacks {
              files and limits on {processes}file size, open files and CPU seconds hold, but: \
              memory is limited per process ({} MiB of data each), not for all of a bot's \
              processes together; a bot that runs out of memory or processes is not reported as \
-             killed for it; the CPU time bots use is not measured",
+             killed for it; the CPU time bots use is not measured; a bot is not frozen between \
+             its turns, so it can take CPU from the bot that is thinking",
             self.why, self.memory_mb
         )?;
         if self.processes_unbounded {

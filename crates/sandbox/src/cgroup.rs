@@ -1,8 +1,12 @@
 //! A cgroup per bot: its memory and process limits, its CPU time, every process it started.
 //!
 //! Both layouts are supported: cgroup v1 (one hierarchy per controller: `memory`, `pids`,
-//! `cpuacct`) and the unified cgroup v2. A bot's cgroup is made under Arbiter's own cgroup, so
-//! the limits of the organiser's session still hold above it.
+//! `cpuacct`, `freezer`) and the unified cgroup v2. A bot's cgroup is made under Arbiter's own
+//! cgroup, so the limits of the organiser's session still hold above it.
+//!
+//! The freezer stops every process of a bot between its turns, so that it cannot take CPU from
+//! the bot that is thinking (v1: `freezer.state`; v2: `cgroup.freeze`, in every cgroup but the
+//! root since Linux 5.2).
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -21,9 +25,11 @@ pub(crate) enum Cgroups {
         memory: PathBuf,
         pids: PathBuf,
         cpuacct: Option<PathBuf>,
+        freezer: Option<PathBuf>,
     },
-    /// Arbiter's cgroup in the unified hierarchy, with memory and pids enabled for children.
-    V2 { parent: PathBuf },
+    /// Arbiter's cgroup in the unified hierarchy, with memory and pids enabled for children;
+    /// `freeze` when its children have `cgroup.freeze`.
+    V2 { parent: PathBuf, freeze: bool },
 }
 
 impl Cgroups {
@@ -37,25 +43,49 @@ impl Cgroups {
                 memory,
                 pids,
                 cpuacct: own("cpuacct"),
+                freezer: own("freezer"),
             },
             _ => Cgroups::V2 {
                 parent: v2_parent(&mountinfo, &membership)?,
+                freeze: false,
             },
         };
-        found.probe()?;
-        Ok(found)
+        let freezes = found.probe()?;
+        Ok(match found {
+            Cgroups::V2 { parent, .. } => Cgroups::V2 {
+                parent,
+                freeze: freezes,
+            },
+            v1 => v1,
+        })
     }
 
-    /// Makes and removes a cgroup, to learn now rather than at the first match that we cannot.
-    fn probe(&self) -> Result<(), String> {
+    /// Makes and removes a cgroup, to learn now rather than at the first match that we cannot;
+    /// whether it could be frozen.
+    fn probe(&self) -> Result<bool, String> {
         let name = format!("arbiter-probe-{}", std::process::id());
+        let mut freezes = false;
         for parent in self.parents() {
             let dir = parent.join(&name);
             make_dir(&dir, self.is_v2())
                 .map_err(|e| format!("cannot make a cgroup in {}: {e}", parent.display()))?;
+            freezes |= dir.join(FREEZER_V1).exists() || dir.join(FREEZER_V2).exists();
             let _ = fs::remove_dir(&dir);
         }
-        Ok(())
+        Ok(freezes)
+    }
+
+    /// Why bots cannot be frozen between their turns here, if they cannot.
+    pub(crate) fn no_freezer(&self) -> Option<&'static str> {
+        match self {
+            Cgroups::V1 { freezer: None, .. } => {
+                Some("cgroup v1 is used and its freezer controller is not mounted")
+            }
+            Cgroups::V2 { freeze: false, .. } => {
+                Some("cgroup v2 is used and its cgroups have no cgroup.freeze (Linux before 5.2)")
+            }
+            _ => None,
+        }
     }
 
     fn parents(&self) -> Vec<&Path> {
@@ -64,12 +94,13 @@ impl Cgroups {
                 memory,
                 pids,
                 cpuacct,
-            } => [Some(memory), Some(pids), cpuacct.as_ref()]
+                freezer,
+            } => [Some(memory), Some(pids), cpuacct.as_ref(), freezer.as_ref()]
                 .into_iter()
                 .flatten()
                 .map(PathBuf::as_path)
                 .collect(),
-            Cgroups::V2 { parent } => vec![parent],
+            Cgroups::V2 { parent, .. } => vec![parent],
         }
     }
 
@@ -86,6 +117,7 @@ impl Cgroups {
             memory_events: None,
             pids_events: None,
             cpu: None,
+            freezer: None,
             v2: self.is_v2(),
         };
         for parent in self.parents() {
@@ -96,22 +128,27 @@ impl Cgroups {
         }
         let memory = limits.memory_mb << 20;
         match self {
-            Cgroups::V1 { .. } => {
-                let [memory_dir, pids_dir, ..] = &bot.dirs[..] else {
-                    unreachable!("v1 has the memory and pids folders")
-                };
+            Cgroups::V1 {
+                memory: memory_parent,
+                pids: pids_parent,
+                cpuacct,
+                freezer,
+            } => {
+                let (memory_dir, pids_dir) = (memory_parent.join(&name), pids_parent.join(&name));
                 write(&memory_dir.join("memory.limit_in_bytes"), memory)?;
                 // Swap accounting is often off; where it is on, swap must not extend the limit.
                 let _ = write(&memory_dir.join("memory.memsw.limit_in_bytes"), memory);
                 write(&pids_dir.join("pids.max"), limits.max_processes)?;
                 bot.memory_events = Some(open_read(&memory_dir.join("memory.oom_control"))?);
                 bot.pids_events = Some(open_read(&pids_dir.join("pids.events"))?);
-                bot.cpu = bot
-                    .dirs
-                    .get(2)
-                    .and_then(|d| File::open(d.join("cpuacct.usage")).ok());
+                bot.cpu = cpuacct
+                    .as_ref()
+                    .and_then(|d| File::open(d.join(&name).join("cpuacct.usage")).ok());
+                if let Some(freezer) = freezer {
+                    bot.freezer = Some(open_write(&freezer.join(&name).join(FREEZER_V1))?);
+                }
             }
-            Cgroups::V2 { .. } => {
+            Cgroups::V2 { freeze, .. } => {
                 let dir = &bot.dirs[0];
                 write(&dir.join("memory.max"), memory)?;
                 let _ = write(&dir.join("memory.swap.max"), 0);
@@ -119,11 +156,18 @@ impl Cgroups {
                 bot.memory_events = Some(open_read(&dir.join("memory.events"))?);
                 bot.pids_events = Some(open_read(&dir.join("pids.events"))?);
                 bot.cpu = File::open(dir.join("cpu.stat")).ok();
+                if *freeze {
+                    bot.freezer = Some(open_write(&dir.join(FREEZER_V2))?);
+                }
             }
         }
         Ok(bot)
     }
 }
+
+/// The file that freezes a cgroup, in cgroup v1's freezer hierarchy and in cgroup v2.
+const FREEZER_V1: &str = "freezer.state";
+const FREEZER_V2: &str = "cgroup.freeze";
 
 /// Makes the cgroup folder `dir`. One already there is a leftover: names carry Arbiter's PID,
 /// which no other live process has, so the folder was left by an Arbiter killed before it
@@ -149,18 +193,25 @@ pub(crate) struct BotCgroup {
     memory_events: Option<File>,
     pids_events: Option<File>,
     cpu: Option<File>,
+    /// `freezer.state` (v1) or `cgroup.freeze` (v2), where the machine has a freezer.
+    freezer: Option<File>,
     v2: bool,
 }
 
 impl BotCgroup {
-    /// The folder of a cgroup left behind, to be emptied and removed by dropping it.
+    /// The folder of a cgroup left behind, to be emptied and removed by dropping it (thawed
+    /// first if it was left frozen).
     fn leftover(dir: &Path, v2: bool) -> BotCgroup {
+        let freezer = [FREEZER_V1, FREEZER_V2]
+            .into_iter()
+            .find_map(|file| OpenOptions::new().write(true).open(dir.join(file)).ok());
         BotCgroup {
             dirs: vec![dir.to_path_buf()],
             procs: Vec::new(),
             memory_events: None,
             pids_events: None,
             cpu: None,
+            freezer,
             v2,
         }
     }
@@ -197,12 +248,46 @@ impl BotCgroup {
         }
     }
 
+    /// Whether the cgroup has a freezer ([`BotCgroup::freeze`] does something).
+    pub(crate) fn can_freeze(&self) -> bool {
+        self.freezer.is_some()
+    }
+
+    /// Stops every process of the cgroup, and those it starts, until [`BotCgroup::thaw`]; does
+    /// nothing without a freezer. Does not wait: cgroup v1 freezes asynchronously (`FREEZING`,
+    /// then `FROZEN`), and a process on a core is stopped within microseconds, by an
+    /// interrupt; the CPU it takes meanwhile is still counted by [`BotCgroup::cpu_time`].
+    pub(crate) fn freeze(&self) -> io::Result<()> {
+        self.set_frozen(true)
+    }
+
+    /// Lets the processes of the cgroup run again after [`BotCgroup::freeze`].
+    pub(crate) fn thaw(&self) -> io::Result<()> {
+        self.set_frozen(false)
+    }
+
+    fn set_frozen(&self, frozen: bool) -> io::Result<()> {
+        let Some(file) = &self.freezer else {
+            return Ok(());
+        };
+        let value: &[u8] = match (self.v2, frozen) {
+            (false, true) => b"FROZEN",
+            (false, false) => b"THAWED",
+            (true, true) => b"1",
+            (true, false) => b"0",
+        };
+        file.write_at(value, 0).map(drop)
+    }
+
     /// Kills every process in the cgroup and waits (up to a limit) until none is left.
     pub(crate) fn kill_all(&self) {
         let Some(dir) = self.dirs.last() else { return };
         if self.v2 {
             let _ = fs::write(dir.join("cgroup.kill"), "1");
         }
+        // A frozen process of cgroup v1 dies of SIGKILL only once thawed; the signals sent
+        // below, before it can run, are waiting for it then.
+        let mut thawed = false;
         let give_up = Instant::now() + Duration::from_secs(2);
         while Instant::now() < give_up {
             let Ok(pids) = fs::read_to_string(dir.join("cgroup.procs")) else {
@@ -215,6 +300,10 @@ impl BotCgroup {
             for pid in pids {
                 // SAFETY: kill with a pid read from the bot's own cgroup.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            if !thawed {
+                let _ = self.thaw();
+                thawed = true;
             }
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -415,6 +504,132 @@ mod tests {
         for parent in cgroups.parents() {
             assert!(!parent.join(&name).exists());
         }
+    }
+
+    /// A shell spinning in a busy loop, not yet in any cgroup of ours.
+    fn busy_loop() -> std::process::Child {
+        std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits until `done`, failing with `what` if it does not come (the guard only stops a
+    /// hang: a freezer state changes in microseconds).
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let give_up = Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(Instant::now() < give_up, "waited 10 s for {what}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Whether every process of `bot` is stopped, as its freezer says.
+    fn frozen(bot: &BotCgroup) -> bool {
+        let dir = bot.dirs.last().unwrap();
+        match bot.v2 {
+            true => fs::read_to_string(dir.join("cgroup.events"))
+                .is_ok_and(|text| keyed_value(&text, "frozen") == Some(1)),
+            false => fs::read_to_string(dir.join(FREEZER_V1)).unwrap().trim() == "FROZEN",
+        }
+    }
+
+    /// Freezes `bot`, whose busy loop is running, and checks that its CPU counter stands still
+    /// until it is thawed, and moves again then.
+    fn assert_freezes(bot: &BotCgroup) {
+        let cpu = || bot.cpu_time().expect("the cgroup counts CPU time");
+        wait_for("the busy loop to use CPU", || cpu() > Duration::ZERO);
+        bot.freeze().unwrap();
+        wait_for("the cgroup to be frozen", || frozen(bot));
+        let stopped = cpu();
+        // Time for a running loop to show up in its counter; a frozen one shows nothing.
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(cpu(), stopped, "a frozen cgroup used CPU");
+        bot.thaw().unwrap();
+        wait_for("the thawed loop to use CPU again", || cpu() > stopped);
+        assert!(!frozen(bot));
+    }
+
+    #[test]
+    fn a_frozen_cgroup_uses_no_cpu_until_it_is_thawed() {
+        let cgroups = Cgroups::find().expect("cgroups are writable here");
+        assert_eq!(cgroups.no_freezer(), None, "this machine has a freezer");
+        let bot = cgroups.make(u32::MAX - 1, &Limits::default()).unwrap();
+        assert!(bot.can_freeze());
+        let mut child = busy_loop();
+        for dir in &bot.dirs {
+            fs::write(dir.join("cgroup.procs"), child.id().to_string()).unwrap();
+        }
+        assert_freezes(&bot);
+        // Frozen again, it is still killed when the cgroup is dropped (v1 kills a frozen
+        // process only once it is thawed).
+        bot.freeze().unwrap();
+        wait_for("the cgroup to be frozen", || frozen(&bot));
+        drop(bot);
+        assert!(!child.wait().unwrap().success());
+    }
+
+    #[test]
+    fn a_cgroup_v2_beside_v1_freezes_through_cgroup_freeze() {
+        // Where cgroup v2 is mounted beside the v1 controllers (as here), its freezer is
+        // tried on a cgroup of its own; elsewhere the test of the layout in use covers it.
+        let mountinfo = read_small("/proc/self/mountinfo").unwrap();
+        let Some(mount) = mounts(&mountinfo).find(|m| m.fstype == "cgroup2") else {
+            return;
+        };
+        let membership = read_small("/proc/self/cgroup").unwrap();
+        let own = membership
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .unwrap();
+        let dir = under_mount(&mount, own).join(format!("arbiter-freeze-{}", std::process::id()));
+        make_dir(&dir, true).unwrap();
+        let bot = BotCgroup {
+            dirs: vec![dir.clone()],
+            procs: Vec::new(),
+            memory_events: None,
+            pids_events: None,
+            cpu: File::open(dir.join("cpu.stat")).ok(),
+            freezer: Some(open_write(&dir.join(FREEZER_V2)).unwrap()),
+            v2: true,
+        };
+        let mut child = busy_loop();
+        fs::write(dir.join("cgroup.procs"), child.id().to_string()).unwrap();
+        assert_freezes(&bot);
+        bot.freeze().unwrap();
+        wait_for("the cgroup to be frozen", || frozen(&bot));
+        drop(bot);
+        assert!(!child.wait().unwrap().success());
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_cgroup_left_frozen_by_a_killed_arbiter_is_thawed_and_replaced() {
+        let cgroups = Cgroups::find().expect("cgroups are writable here");
+        let Cgroups::V1 {
+            freezer: Some(freezer),
+            ..
+        } = &cgroups
+        else {
+            return;
+        };
+        let n = u32::MAX - 2;
+        let name = format!("arbiter-{}-{n}", std::process::id());
+        let mut stray = busy_loop();
+        for parent in cgroups.parents() {
+            fs::create_dir(parent.join(&name)).unwrap();
+            fs::write(
+                parent.join(&name).join("cgroup.procs"),
+                stray.id().to_string(),
+            )
+            .unwrap();
+        }
+        fs::write(freezer.join(&name).join(FREEZER_V1), "FROZEN").unwrap();
+        let bot = cgroups.make(n, &Limits::default()).unwrap();
+        assert!(!stray.wait().unwrap().success());
+        assert!(!frozen(&bot));
+        drop(bot);
+        assert!(!freezer.join(&name).exists());
     }
 
     #[test]

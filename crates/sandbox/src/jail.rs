@@ -22,7 +22,7 @@ use crate::mounts::{
 };
 use crate::scratch::{Owner, private_dir};
 use crate::uids::UidLease;
-use crate::{FolderLimit, FolderLimits, Limit, Sandbox, SandboxError};
+use crate::{BetweenTurns, FolderLimit, FolderLimits, Limit, Sandbox, SandboxError};
 
 /// The size of the bot's private `/tmp` (with a cgroup, its pages count against its memory limit
 /// too).
@@ -48,6 +48,8 @@ pub struct Jail {
     _uid: Option<UidLease>,
     /// The folder `scratch` is in, kept while the jail lives.
     _owner: Arc<Owner>,
+    /// Whether [`Jail::freeze`] freezes (as the sandbox's configuration says).
+    freezes: bool,
 }
 
 impl Jail {
@@ -104,6 +106,7 @@ impl Jail {
             scratch,
             _uid: lease,
             _owner: sandbox.scratch.clone(),
+            freezes: sandbox.config.between_turns == BetweenTurns::Frozen,
         })
     }
 
@@ -166,6 +169,36 @@ impl Jail {
     /// only after [`Jail::kill_all`].
     pub fn started(&self, pid: u32) {
         *self.bwrap.lock().unwrap_or_else(|e| e.into_inner()) = i32::try_from(pid).ok();
+    }
+
+    /// Whether [`Jail::freeze`] stops the bot: the sandbox freezes bots between turns and the
+    /// machine has a cgroup freezer.
+    pub fn freezes(&self) -> bool {
+        self.freezer().is_some()
+    }
+
+    /// Stops every process of the bot until [`Jail::thaw`]: it gets no CPU, and what is written
+    /// to it waits in its pipe. Does nothing where the jail does not freeze ([`Jail::freezes`]).
+    /// Returns at once; the processes stop within microseconds.
+    pub fn freeze(&self) -> Result<(), SandboxError> {
+        match self.freezer() {
+            Some(cgroup) => cgroup.freeze().map_err(SandboxError::Freezer),
+            None => Ok(()),
+        }
+    }
+
+    /// Lets the bot run again after [`Jail::freeze`].
+    pub fn thaw(&self) -> Result<(), SandboxError> {
+        match self.freezer() {
+            Some(cgroup) => cgroup.thaw().map_err(SandboxError::Freezer),
+            None => Ok(()),
+        }
+    }
+
+    /// The cgroup that [`Jail::freeze`] freezes, if the jail freezes.
+    fn freezer(&self) -> Option<&BotCgroup> {
+        let cgroup = self.cgroup.as_ref().filter(|c| c.can_freeze())?;
+        self.freezes.then_some(cgroup)
     }
 
     /// Kills every process of the bot, wherever it moved in the process tree, and waits (up to

@@ -131,8 +131,8 @@ impl fmt::Display for FolderLimit {
     }
 }
 
-/// What a sandbox is asked for: the limits, more folders to show its bots read-only, and the
-/// folders of the contest no bot may see.
+/// What a sandbox is asked for: the limits, more folders to show its bots read-only, the
+/// folders of the contest no bot may see, and whether bots run between their turns.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxConfig {
     /// The limits of every bot.
@@ -150,6 +150,22 @@ pub struct SandboxConfig {
     /// besides these.
     #[serde(default)]
     pub hidden: Vec<PathBuf>,
+    /// What a bot does between its answer and its next request (stored tournaments made before
+    /// this choice existed read as [`BetweenTurns::Frozen`]).
+    #[serde(default)]
+    pub between_turns: BetweenTurns,
+}
+
+/// What a sandboxed bot does between its answer and its next request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BetweenTurns {
+    /// Its processes are frozen: it gets no CPU, so it cannot take the cores from the bot that
+    /// is thinking; what is sent to it waits in its pipe (the default).
+    #[default]
+    Frozen,
+    /// It runs on (`--no-freeze`), as bots do without a sandbox; the CPU it uses is measured.
+    Running,
 }
 
 /// Whether bots run in a sandbox, as the organiser chose: the choice a tournament is stored
@@ -333,6 +349,9 @@ pub enum SandboxError {
     )]
     #[allow(missing_docs)] // the fields' names say what they hold
     NoFreeUid { first: u32, last: u32 },
+    /// The bot's cgroup could not be frozen or thawed.
+    #[error("freezing or thawing the bot's cgroup: {0}")]
+    Freezer(std::io::Error),
 }
 
 impl SandboxError {
@@ -379,6 +398,12 @@ impl Sandbox {
         };
         mounts::check_bwrap(&bwrap, root).map_err(Unavailable)?;
         let bounds = Bounds::find(root)?;
+        if config.between_turns == BetweenTurns::Frozen
+            && let Bounds::Cgroups(cgroups) = &bounds
+            && let Some(why) = cgroups.no_freezer()
+        {
+            warn_once_not_frozen(why);
+        }
         let uids = match root {
             true => Some(UidPool::open().map_err(Unavailable)?),
             false => None,
@@ -435,6 +460,20 @@ impl Sandbox {
             .transpose()?;
         Jail::prepare(self, n, uid, argv, dir)
     }
+}
+
+/// Says once that bots run between their turns here, and why: the sandbox still works.
+fn warn_once_not_frozen(why: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        use std::io::Write;
+        // A closed stderr is no reason to stop: the warning is then lost.
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: sandboxed bots are not frozen between their turns: {why}. Their CPU \
+             between turns is measured and reported; --no-freeze silences this."
+        );
+    });
 }
 
 fn is_root() -> bool {

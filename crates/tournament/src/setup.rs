@@ -732,6 +732,7 @@ mod tests {
                     ..Default::default()
                 },
                 hidden: vec!["/opt/contest".into()],
+                between_turns: arbiter_sandbox::BetweenTurns::Running,
             }),
             sprt: None,
         };

@@ -39,6 +39,7 @@ fn bot(error: Option<&str>, log: &str, offline: bool) -> BotTick {
         offline,
         time_ms: Some(1.5),
         cpu_ms: None,
+        cpu_between_turns_ms: None,
         bank_ms: 990.0,
     }
 }
