@@ -3,8 +3,10 @@
 //! A fixed-work bot (this same program run as `between_turns bot work N`: N rounds of a
 //! xorshift a turn, then a step sideways) plays sandboxed matches against
 //! - an idle bot, which answers at once (`bot idle`), and
-//! - a burner, which starts busy threads at its first turn and then answers at once
-//!   (`bot burner LOOPS`),
+//! - a burner, which starts busy loops at its first turn and then answers at once
+//!   (`bot burner threads|sessions LOOPS`): threads of its own process, or processes each in a
+//!   session of its own (which the kernel's autogroup scheduler treats as the thinking bot's
+//!   equals),
 //!
 //! with both bots frozen between their turns (the default) and running (`--no-freeze`). The
 //! four settings are played in turn, round after round (in a rotating order, so that a change
@@ -14,7 +16,7 @@
 //! The burner's CPU time between its turns says how much of the machine it took.
 //!
 //! `cargo run --release -p arbiter-referee --example between_turns -- [--rounds 5] [--turns 100]
-//! [--work 3000000] [--loops 4]` (turns of the whole match, both bots; run as root, or wherever a
+//! [--work 3000000] [--loops 4] [--burner threads|sessions|both]` (turns of the whole match, both bots; run as root, or wherever a
 //! sandbox with a freezer can be built).
 
 use std::hint::black_box;
@@ -56,12 +58,13 @@ fn main() {
         (Ok(frozen), Ok(running)) => (frozen, running),
         (Err(why), _) | (_, Err(why)) => return println!("no sandbox, nothing to measure: {why}"),
     };
-    let settings = [
-        Setting::new(&frozen, Opponent::Idle),
-        Setting::new(&frozen, Opponent::Burner),
-        Setting::new(&running, Opponent::Idle),
-        Setting::new(&running, Opponent::Burner),
-    ];
+    let opponents: Vec<Opponent> = std::iter::once(Opponent::Idle)
+        .chain(options.burns.iter().map(|&burn| Opponent::Burner(burn)))
+        .collect();
+    let settings: Vec<Setting> = [&frozen, &running]
+        .into_iter()
+        .flat_map(|sandbox| opponents.iter().map(|&o| Setting::new(sandbox, o)))
+        .collect();
     println!(
         "{} rounds of {} turns, {} iterations a turn, a burner of {} loops, on {} CPU(s)",
         options.rounds,
@@ -85,6 +88,7 @@ struct Options {
     turns: u32,
     work: u64,
     loops: u32,
+    burns: Vec<Burn>,
 }
 
 impl Options {
@@ -94,6 +98,7 @@ impl Options {
             turns: 100,
             work: 3_000_000,
             loops: 4,
+            burns: vec![Burn::Threads, Burn::Sessions],
         };
         let mut args = args.iter();
         while let Some(flag) = args.next() {
@@ -104,9 +109,17 @@ impl Options {
                 "--turns" => options.turns = value.parse().map_err(bad)?,
                 "--work" => options.work = value.parse().map_err(bad)?,
                 "--loops" => options.loops = value.parse().map_err(bad)?,
+                "--burner" => {
+                    options.burns = match value.as_str() {
+                        "threads" => vec![Burn::Threads],
+                        "sessions" => vec![Burn::Sessions],
+                        "both" => vec![Burn::Threads, Burn::Sessions],
+                        _ => return Err(format!("--burner {value}: threads, sessions or both")),
+                    }
+                }
                 _ => {
                     return Err(format!(
-                        "unknown flag {flag} (--rounds, --turns, --work, --loops)"
+                        "unknown flag {flag} (--rounds, --turns, --work, --loops, --burner)"
                     ));
                 }
             }
@@ -121,7 +134,27 @@ impl Options {
 #[derive(Clone, Copy, PartialEq)]
 enum Opponent {
     Idle,
-    Burner,
+    Burner(Burn),
+}
+
+/// How a burner runs its busy loops.
+#[derive(Clone, Copy, PartialEq)]
+enum Burn {
+    /// As threads of its own process, all in the session the sandbox starts it in: the kernel's
+    /// autogroup scheduler (on by default) then gives them, together, the share of one session.
+    Threads,
+    /// As processes that each start a session of their own (`setsid`), and so each get a
+    /// session's share of the cores, as much as the bot that is thinking.
+    Sessions,
+}
+
+impl Burn {
+    fn name(self) -> &'static str {
+        match self {
+            Burn::Threads => "threads",
+            Burn::Sessions => "sessions",
+        }
+    }
 }
 
 struct Setting<'a> {
@@ -140,14 +173,14 @@ impl<'a> Setting<'a> {
 
     fn name(&self) -> String {
         let opponent = match self.opponent {
-            Opponent::Idle => "idle bot",
-            Opponent::Burner => "burner",
+            Opponent::Idle => "the idle bot".to_owned(),
+            Opponent::Burner(burn) => format!("a burner ({})", burn.name()),
         };
         let between = match self.frozen() {
             true => "frozen",
             false => "running",
         };
-        format!("against the {opponent}, {between} between turns")
+        format!("against {opponent}, {between} between turns")
     }
 }
 
@@ -195,7 +228,9 @@ impl Write for Buffer {
 fn play(exe: &str, setting: &Setting, options: &Options) -> Measured {
     let opponent = match setting.opponent {
         Opponent::Idle => vec!["idle".to_owned()],
-        Opponent::Burner => vec!["burner".to_owned(), options.loops.to_string()],
+        Opponent::Burner(burn) => ["burner", burn.name(), &options.loops.to_string()]
+            .map(str::to_owned)
+            .to_vec(),
     };
     let commands = [vec!["work".to_owned(), options.work.to_string()], opponent];
     let seats: Vec<Box<dyn Seat<Quoridor>>> = commands
@@ -284,10 +319,15 @@ fn report(settings: &[Setting], results: &[Measured]) {
                 .unwrap();
             median(&results[k].thinking)
         };
-        println!(
-            "{name:>7} between turns: against the burner the fixed-work bot thinks {:.2}x as long as against the idle bot",
-            of(Opponent::Burner) / of(Opponent::Idle)
-        );
+        for setting in settings.iter().filter(|s| s.frozen() == frozen) {
+            if let Opponent::Burner(burn) = setting.opponent {
+                println!(
+                    "{name:>7} between turns: against a burner ({}) the fixed-work bot thinks {:.2}x as long as against the idle bot",
+                    burn.name(),
+                    of(setting.opponent) / of(Opponent::Idle)
+                );
+            }
+        }
     }
 }
 
@@ -318,21 +358,39 @@ fn bot(args: &[String]) {
         }
         "idle" => shuffle::play(|| ()),
         "burner" => {
-            let mut loops = Some(number(1));
+            let burn = args[1].as_str();
+            let mut loops = Some(number(2));
             shuffle::play(|| {
                 // Started at its first turn, once it surely runs, and never stopped.
                 for _ in 0..loops.take().unwrap_or(0) {
-                    std::thread::spawn(|| {
-                        loop {
-                            black_box(xorshift(1_000_000));
-                        }
-                    });
+                    match burn {
+                        "threads" => drop(std::thread::spawn(burn_for_ever)),
+                        _ => burn_in_a_session(),
+                    }
                 }
             });
         }
         other => panic!("no such bot: {other}"),
     }
     let _ = std::io::stdout().flush();
+}
+
+fn burn_for_ever() {
+    loop {
+        black_box(xorshift(1_000_000));
+    }
+}
+
+/// Starts a busy process in a session of its own.
+fn burn_in_a_session() {
+    // SAFETY: the bot has one thread when it forks (its loops are all processes), and the child
+    // only calls setsid and computes.
+    unsafe {
+        if libc::fork() == 0 {
+            libc::setsid();
+            burn_for_ever();
+        }
+    }
 }
 
 /// A fixed amount of work the compiler cannot skip: `rounds` steps of a xorshift generator.
