@@ -195,8 +195,11 @@ struct Measured {
     opponent_thinking: Vec<f64>,
     /// The opponent's CPU time outside its turns, one per match, in milliseconds.
     opponent_between_turns: Vec<f64>,
-    /// The length of each match.
-    matches: Vec<Duration>,
+    /// The length of each match, in milliseconds.
+    matches: Vec<f64>,
+    /// The time from the last answer to the end of each match (closing the bots), in
+    /// milliseconds.
+    closing: Vec<f64>,
 }
 
 impl Measured {
@@ -207,6 +210,7 @@ impl Measured {
         self.opponent_between_turns
             .extend(other.opponent_between_turns);
         self.matches.extend(other.matches);
+        self.closing.extend(other.closing);
     }
 }
 
@@ -274,7 +278,9 @@ fn play(exe: &str, setting: &Setting, options: &Options) -> Measured {
     writer.finish().unwrap();
     let mut measured = thinking_times(&replay.0.lock().unwrap());
     measured.opponent_between_turns = report.bots[1].cpu_between_turns_ms.into_iter().collect();
+    let elapsed = elapsed.as_secs_f64() * 1e3;
     measured.matches.push(elapsed);
+    measured.closing = measured.closing.iter().map(|last| elapsed - last).collect();
     measured
 }
 
@@ -283,8 +289,11 @@ fn play(exe: &str, setting: &Setting, options: &Options) -> Measured {
 fn thinking_times(replay: &[u8]) -> Measured {
     let mut reader = ReplayReader::new(replay).unwrap();
     let mut measured = Measured::default();
+    let mut last_answer: f64 = 0.0;
     while let Some(record) = reader.next_record().unwrap() {
         let Record::Tick(tick) = record else { continue };
+        let answers = tick.bots.iter().flat_map(|bot| &bot.sent);
+        last_answer = answers.map(|m| m.at_ms).fold(last_answer, f64::max);
         match tick.player {
             Some(0) => {
                 measured.thinking.extend(tick.bots[0].time_ms);
@@ -294,21 +303,23 @@ fn thinking_times(replay: &[u8]) -> Measured {
             None => {}
         }
     }
+    measured.closing.push(last_answer);
     measured
 }
 
 fn report(settings: &[Setting], results: &[Measured]) {
-    let millis = |d: &Duration| d.as_secs_f64() * 1e3;
     for (setting, measured) in settings.iter().zip(results) {
         println!("{}:", setting.name());
         println!(
             "  fixed-work bot thinks {:.2} ms/turn (CPU {:.2}); opponent thinks {:.2} ms/turn, \
-             uses {:.1} ms of CPU between turns in a {:.0} ms match",
+             uses {:.1} ms of CPU between turns in a {:.0} ms match ({:.0} ms of it closing \
+             the bots)",
             median(&measured.thinking),
             median(&measured.cpu),
             median(&measured.opponent_thinking),
             median(&measured.opponent_between_turns),
-            median(&measured.matches.iter().map(millis).collect::<Vec<_>>()),
+            median(&measured.matches),
+            median(&measured.closing),
         );
     }
     for (frozen, name) in [(true, "frozen"), (false, "running")] {
