@@ -8,16 +8,17 @@
 //!   session of its own (which the kernel's autogroup scheduler treats as the thinking bot's
 //!   equals),
 //!
-//! with both bots frozen between their turns (the default) and running (`--no-freeze`). The
-//! four settings are played in turn, round after round (in a rotating order, so that a change
-//! in the machine's load falls on all four), and the fixed-work bot's thinking time per turn
-//! (the referee's wall clock, as its time bank counts it) is pooled over the rounds: its median
-//! per setting, and how much longer it thinks against the burner than against the idle bot.
-//! The burner's CPU time between its turns says how much of the machine it took.
+//! with both bots frozen between their turns (the default) and running (`--no-freeze`, as before
+//! freezing). The settings are played in turn, round after round (in a rotating order, so that a
+//! change in the machine's load falls on all of them), and the fixed-work bot's thinking time per
+//! turn (the referee's wall clock, as its time bank counts it) is pooled over the rounds: its
+//! median per setting, and how much longer it thinks against each burner than against the idle
+//! bot. The burner's CPU time between its turns says how much of the machine it took.
 //!
-//! `cargo run --release -p arbiter-referee --example between_turns -- [--rounds 5] [--turns 100]
-//! [--work 3000000] [--loops 4] [--burner threads|sessions|both]` (turns of the whole match, both bots; run as root, or wherever a
-//! sandbox with a freezer can be built).
+//! `cargo run --release -p arbiter-referee --example between_turns -- [--rounds 5]
+//! [--turns 100] [--work 3000000] [--loops 4] [--burner threads|sessions|both]` (turns of the
+//! whole match, both bots'; run as root, or wherever a sandbox can be built). Where the machine
+//! has no freezer, the sandbox says so at start, and the frozen settings measure running bots.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -102,18 +103,17 @@ impl Options {
         };
         let mut args = args.iter();
         while let Some(flag) = args.next() {
-            let value = args.next().ok_or(format!("{flag} needs a number"))?;
-            let bad = |_| format!("{flag} {value}: not a positive number");
+            let value = args.next().ok_or(format!("{flag} needs a value"))?;
+            let bad = |_| format!("{flag} {value}: not a whole number");
             match flag.as_str() {
                 "--rounds" => options.rounds = value.parse().map_err(bad)?,
                 "--turns" => options.turns = value.parse().map_err(bad)?,
                 "--work" => options.work = value.parse().map_err(bad)?,
                 "--loops" => options.loops = value.parse().map_err(bad)?,
                 "--burner" => {
-                    options.burns = match value.as_str() {
-                        "threads" => vec![Burn::Threads],
-                        "sessions" => vec![Burn::Sessions],
-                        "both" => vec![Burn::Threads, Burn::Sessions],
+                    options.burns = match (value.as_str(), Burn::named(value)) {
+                        (_, Some(burn)) => vec![burn],
+                        ("both", None) => vec![Burn::Threads, Burn::Sessions],
                         _ => return Err(format!("--burner {value}: threads, sessions or both")),
                     }
                 }
@@ -154,6 +154,12 @@ impl Burn {
             Burn::Threads => "threads",
             Burn::Sessions => "sessions",
         }
+    }
+
+    fn named(name: &str) -> Option<Burn> {
+        [Burn::Threads, Burn::Sessions]
+            .into_iter()
+            .find(|burn| burn.name() == name)
     }
 }
 
@@ -276,17 +282,17 @@ fn play(exe: &str, setting: &Setting, options: &Options) -> Measured {
         );
     }
     writer.finish().unwrap();
-    let mut measured = thinking_times(&replay.0.lock().unwrap());
+    let (mut measured, last_answer) = thinking_times(&replay.0.lock().unwrap());
     measured.opponent_between_turns = report.bots[1].cpu_between_turns_ms.into_iter().collect();
     let elapsed = elapsed.as_secs_f64() * 1e3;
     measured.matches.push(elapsed);
-    measured.closing = measured.closing.iter().map(|last| elapsed - last).collect();
+    measured.closing.push(elapsed - last_answer);
     measured
 }
 
 /// Each bot's thinking time on each of its turns, and the fixed-work bot's CPU time, from the
-/// replay.
-fn thinking_times(replay: &[u8]) -> Measured {
+/// replay; and when the last answer came (milliseconds from the start of the match).
+fn thinking_times(replay: &[u8]) -> (Measured, f64) {
     let mut reader = ReplayReader::new(replay).unwrap();
     let mut measured = Measured::default();
     let mut last_answer: f64 = 0.0;
@@ -303,8 +309,7 @@ fn thinking_times(replay: &[u8]) -> Measured {
             None => {}
         }
     }
-    measured.closing.push(last_answer);
-    measured
+    (measured, last_answer)
 }
 
 fn report(settings: &[Setting], results: &[Measured]) {
@@ -357,10 +362,11 @@ fn cpus() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// This program as a bot: `work N`, `idle` or `burner LOOPS`.
+/// This program as a bot: `work N`, `idle` or `burner threads|sessions LOOPS`.
 fn bot(args: &[String]) {
-    let number = |i: usize| -> u64 { args[i].parse().expect("a number") };
-    match args[0].as_str() {
+    let word = |i: usize| args.get(i).map_or("", String::as_str);
+    let number = |i: usize| -> u64 { word(i).parse().expect("bot: a number") };
+    match word(0) {
         "work" => {
             let work = number(1);
             shuffle::play(|| {
@@ -369,19 +375,19 @@ fn bot(args: &[String]) {
         }
         "idle" => shuffle::play(|| ()),
         "burner" => {
-            let burn = args[1].as_str();
+            let burn = Burn::named(word(1)).expect("bot burner: threads or sessions");
             let mut loops = Some(number(2));
             shuffle::play(|| {
                 // Started at its first turn, once it surely runs, and never stopped.
                 for _ in 0..loops.take().unwrap_or(0) {
                     match burn {
-                        "threads" => drop(std::thread::spawn(burn_for_ever)),
-                        _ => burn_in_a_session(),
+                        Burn::Threads => drop(std::thread::spawn(burn_for_ever)),
+                        Burn::Sessions => burn_in_a_session(),
                     }
                 }
             });
         }
-        other => panic!("no such bot: {other}"),
+        other => panic!("no such bot: {other:?} (work N, idle, burner threads|sessions N)"),
     }
     let _ = std::io::stdout().flush();
 }
