@@ -6,8 +6,10 @@
 //!    line back, over two pipes, with nothing else going on: the floor;
 //! 2. a real match through `run_match`, without a replay and with one written to a sink.
 //!
-//! 3. the same match with both bots in the sandbox (when this machine can build one), and the
-//!    start-up of one bot (start to first answer, median of 100) with and without it.
+//! 3. the same match with both bots in the sandbox (when this machine can build one), frozen
+//!    between their turns (the default) and running (`--no-freeze`): the difference is the cost
+//!    of a freeze and a thaw per turn; and the start-up of one bot (start to first answer,
+//!    median of 100) with and without the sandbox.
 //!
 //! Run it pinned to one core, so that every hand-over is a context switch on that core:
 //! `taskset -c 0 cargo run --release -p arbiter-referee --example overhead [TURNS]`
@@ -20,7 +22,11 @@ use arbiter_games::quoridor::{Action, Cell, Quoridor, Settings};
 use arbiter_games::{Game, TimeControl, Wire};
 use arbiter_referee::{Ask, MatchConfig, ProcessSeat, Reply, Seat, run_match};
 use arbiter_replay::ReplayWriter;
-use arbiter_sandbox::{Sandbox, SandboxConfig};
+use arbiter_sandbox::{BetweenTurns, Sandbox, SandboxConfig};
+
+mod shuffle;
+
+use shuffle::shuffle;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -61,6 +67,17 @@ fn main() {
         "run_match, sandboxed bots:     {:>7.2} µs/turn ({:.2}x the unsandboxed match)",
         micros(jailed, turns),
         jailed.as_secs_f64() / bare.as_secs_f64()
+    );
+    let running = Sandbox::new(SandboxConfig {
+        between_turns: BetweenTurns::Running,
+        ..SandboxConfig::default()
+    })
+    .expect("the same sandbox, not frozen between turns");
+    let unfrozen = referee(&exe, turns, false, Some(&running));
+    println!(
+        "  the same, not frozen between turns (--no-freeze): {:.2} µs/turn: freezing costs {:.2}",
+        micros(unfrozen, turns),
+        micros(jailed, turns) - micros(unfrozen, turns)
     );
     let plain = median_start(&exe, None);
     let confined = median_start(&exe, Some(&sandbox));
@@ -118,11 +135,6 @@ fn game(turns: u32) -> Quoridor {
     let mut settings = Settings::standard(2, 9).unwrap();
     settings.max_ticks = turns;
     Quoridor::new(settings).unwrap()
-}
-
-/// The move the bot makes: one step sideways along its home row, and back.
-fn shuffle(x: u8, y: u8, centre: u8) -> (u8, u8) {
-    (if x == centre { centre - 1 } else { centre }, y)
 }
 
 /// Every message of a match of `turns` turns between two shuffling bots, in order:
@@ -223,51 +235,5 @@ fn referee(exe: &str, turns: u32, replay: bool, sandbox: Option<&Sandbox>) -> Du
 
 /// The instant bot: answers each turn with a step sideways, as soon as the turn is read.
 fn bot() {
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let mut line = String::new();
-    let mut next = |line: &mut String| -> Option<()> {
-        loop {
-            line.clear();
-            if input.read_line(line).ok()? == 0 {
-                return None;
-            }
-            if !line.trim().is_empty() {
-                return Some(());
-            }
-        }
-    };
-    let number =
-        |line: &String| -> i64 { line.split_whitespace().next().unwrap().parse().unwrap() };
-    let Some(()) = next(&mut line) else { return };
-    let players = number(&line) as usize;
-    next(&mut line).unwrap();
-    let me = number(&line) as usize;
-    next(&mut line).unwrap();
-    let centre = (number(&line) / 2) as u8;
-    for _ in 0..players {
-        next(&mut line).unwrap();
-    }
-    let mut pawn = (0, 0);
-    while next(&mut line).is_some() {
-        if number(&line) == -1 {
-            return;
-        }
-        for p in 0..players {
-            next(&mut line).unwrap();
-            if p == me {
-                let mut xy = line.split_whitespace().map(|v| v.parse::<u8>().unwrap());
-                pawn = (xy.next().unwrap(), xy.next().unwrap());
-            }
-        }
-        next(&mut line).unwrap();
-        for _ in 0..number(&line) {
-            next(&mut line).unwrap();
-        }
-        let (x, y) = shuffle(pawn.0, pawn.1, centre);
-        writeln!(out, "{x} {y}").unwrap();
-        out.flush().unwrap();
-    }
+    shuffle::play(|| ());
 }
