@@ -54,6 +54,8 @@ fn strip(line: &str) -> String {
     // The CPU time of the turn, measured where the bot runs in a sandbox: a replay played in
     // one and a replay played without one are the same match.
     let line = edit_number(&line, "cpu_ms", None);
+    // Likewise the CPU the bot used outside its turns (frozen or not between them).
+    let line = edit_number(&line, "cpu_between_turns_ms", None);
     // What a process wrote to stderr during the tick. The referee reads stderr on a thread of
     // its own and waits a bounded time (tens of milliseconds) for it at the end of a tick, so
     // on a busy machine a line can land in a later tick. What each seat wrote, in order, is
