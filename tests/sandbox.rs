@@ -715,6 +715,10 @@ fn start_waiting(dir: &Path, tmp: &Path, seats: usize) -> Running {
         "1",
         "--time-bank-ms",
         "60000",
+        // Bots that run between turns: a bot frozen until its first turn would not say it
+        // started while the bot before it waits for the test, and every bot of the match must
+        // be alive at once.
+        "--no-freeze",
     ]);
     for seat in 0..2 {
         match seat < seats {
