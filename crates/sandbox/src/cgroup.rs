@@ -120,6 +120,15 @@ impl Cgroups {
             freezer: None,
             v2: self.is_v2(),
         };
+        // A leftover that a killed Arbiter left frozen: its processes die only once thawed, and
+        // its folders in the other hierarchies can be removed only once they have died.
+        if let Cgroups::V1 {
+            freezer: Some(freezer),
+            ..
+        } = self
+        {
+            let _ = fs::write(freezer.join(&name).join(FREEZER_V1), "THAWED");
+        }
         for parent in self.parents() {
             let dir = parent.join(&name);
             make_dir(&dir, bot.v2).map_err(SandboxError::io("making cgroup", &dir))?;
