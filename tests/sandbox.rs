@@ -818,6 +818,13 @@ fn as_nobody(argv: &[&std::ffi::OsStr]) -> (bool, String) {
     (output.status.success(), said.into_owned())
 }
 
+/// Nothing of the bots is left under `tmp`; then `tmp` and the contest `dir` are removed.
+fn assert_left_nothing_and_remove(tmp: &Path, dir: &Path) {
+    assert_left_nothing(tmp);
+    std::fs::remove_dir_all(tmp).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// The temporary folder holds nothing (Arbiter's shared folder went with its last process).
 fn assert_left_nothing(tmp: &Path) {
     let left: Vec<_> = std::fs::read_dir(tmp)
@@ -856,9 +863,7 @@ fn a_bots_program_in_its_scratch_copy_cannot_be_read_by_another_local_user() {
         "the scratch folder is not the bot's user's"
     );
     assert_finishes(child);
-    assert_left_nothing(&tmp);
-    std::fs::remove_dir_all(&tmp).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_left_nothing_and_remove(&tmp, &dir);
 }
 
 #[test]
@@ -893,9 +898,7 @@ fn a_scratch_folder_left_by_a_killed_arbiter_is_removed_at_the_next_start() {
     assert_finishes(next);
     release(&live_started);
     assert_finishes(live);
-    assert_left_nothing(&tmp);
-    std::fs::remove_dir_all(&tmp).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_left_nothing_and_remove(&tmp, &dir);
 }
 
 #[test]
@@ -917,9 +920,7 @@ fn two_arbiters_never_give_two_live_bots_the_same_uid() {
     for uid in uids {
         assert!((0x7000_0000..=0x7000_FFFF).contains(&uid), "uid {uid}");
     }
-    assert_left_nothing(&tmp);
-    std::fs::remove_dir_all(&tmp).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_left_nothing_and_remove(&tmp, &dir);
 }
 
 #[test]

@@ -545,6 +545,15 @@ mod tests {
 
     /// Freezes `bot`, whose busy loop is running, and checks that its CPU counter stands still
     /// until it is thawed, and moves again then.
+    /// Frozen again, `child` in `bot` is still killed when the cgroup is dropped (v1 kills a
+    /// frozen process only once it is thawed).
+    fn assert_killed_frozen(bot: BotCgroup, child: &mut std::process::Child) {
+        bot.freeze().unwrap();
+        wait_for("the cgroup to be frozen", || frozen(&bot));
+        drop(bot);
+        assert!(!child.wait().unwrap().success());
+    }
+
     fn assert_freezes(bot: &BotCgroup) {
         let cpu = || bot.cpu_time().expect("the cgroup counts CPU time");
         wait_for("the busy loop to use CPU", || cpu() > Duration::ZERO);
@@ -570,12 +579,7 @@ mod tests {
             fs::write(dir.join("cgroup.procs"), child.id().to_string()).unwrap();
         }
         assert_freezes(&bot);
-        // Frozen again, it is still killed when the cgroup is dropped (v1 kills a frozen
-        // process only once it is thawed).
-        bot.freeze().unwrap();
-        wait_for("the cgroup to be frozen", || frozen(&bot));
-        drop(bot);
-        assert!(!child.wait().unwrap().success());
+        assert_killed_frozen(bot, &mut child);
     }
 
     #[test]
@@ -605,10 +609,7 @@ mod tests {
         let mut child = busy_loop();
         fs::write(dir.join("cgroup.procs"), child.id().to_string()).unwrap();
         assert_freezes(&bot);
-        bot.freeze().unwrap();
-        wait_for("the cgroup to be frozen", || frozen(&bot));
-        drop(bot);
-        assert!(!child.wait().unwrap().success());
+        assert_killed_frozen(bot, &mut child);
         assert!(!dir.exists());
     }
 
