@@ -799,6 +799,39 @@ mod tests {
         fs::remove_dir_all(&root).unwrap();
     }
 
+    /// `git archive` starts with a PAX global header; tar in PAX format gives long names and
+    /// attributes in PAX headers of each entry.
+    #[test]
+    fn pax_headers_are_read_and_global_ones_skipped() {
+        let root = scratch("upload-pax");
+        let long = format!("bot/{}/main.py", "d".repeat(150));
+        let archive = tgz(|t| {
+            let mut g = tar::Header::new_ustar();
+            g.set_entry_type(EntryType::XGlobalHeader);
+            let comment = b"52 comment=3f2a6c1e0d9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f\n";
+            g.set_size(comment.len() as u64);
+            g.set_path("pax_global_header").unwrap();
+            g.set_cksum();
+            t.append(&g, &comment[..]).unwrap();
+            let path = [("path", long.as_bytes()), ("mtime", &b"1700000000.5"[..])];
+            t.append_pax_extensions(path).unwrap();
+            let mut h = tar::Header::new_ustar();
+            h.set_entry_type(EntryType::Regular);
+            h.set_size(8);
+            h.set_mode(0o644);
+            h.set_path("truncated-name").unwrap();
+            h.set_cksum();
+            t.append(&h, &b"print()\n"[..]).unwrap();
+        });
+        let into = root.join("p");
+        let unpacked =
+            unpack_upload(UploadKind::TarGz, &archive, &into, &UploadLimits::default()).unwrap();
+        assert_eq!(unpacked, Unpacked { files: 1, bytes: 8 });
+        let inner = into.join("d".repeat(150)).join("main.py");
+        assert_eq!(fs::read_to_string(inner).unwrap(), "print()\n");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
     /// The message of a refusal, after checking that nothing is left and nothing escaped.
     fn refused(root: &Path, kind: UploadKind, archive: &[u8], limits: &UploadLimits) -> String {
         let error = unpack(root, kind, archive, limits).unwrap_err();
