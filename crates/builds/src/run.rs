@@ -3,6 +3,7 @@
 //! together as the bounded log, and what it left in its folder taken out of the jail.
 
 use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -15,8 +16,9 @@ use arbiter_sandbox::{Jail, Limit, Sandbox};
 use crate::log::BoundedLog;
 use crate::{BuildError, BuildLimits};
 
-/// How often a running build is looked at.
-const POLL: Duration = Duration::from_millis(10);
+/// How often a running build is looked at for its time limit and for Arbiter stopping (its
+/// exit is seen at once).
+const POLL: Duration = Duration::from_millis(50);
 /// How long the log's reader may take after the build's processes are gone: without a sandbox
 /// a process that left its session may hold the pipe open for ever.
 const LOG_DRAIN: Duration = Duration::from_secs(2);
@@ -169,24 +171,62 @@ enum Waited {
 /// leaving the process unreaped.
 fn wait_until(child: &Child, deadline: Instant, stop: &AtomicBool) -> Waited {
     let pid = child.id() as libc::id_t;
+    let exit = ExitWatch::open(pid);
     loop {
-        // SAFETY: waitid writes into the zeroed siginfo it is given; WNOWAIT leaves the
-        // child to be reaped by `Child::wait`.
-        let exited = unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-            libc::waitid(libc::P_PID, pid, &mut info, flags) == 0 && info.si_pid() != 0
-        };
-        if exited {
+        if exited(pid) {
             return Waited::Exited;
         }
-        if Instant::now() >= deadline {
+        let now = Instant::now();
+        if now >= deadline {
             return Waited::TimedOut;
         }
         if stop.load(Ordering::Relaxed) {
             return Waited::Stopped;
         }
-        std::thread::sleep(POLL);
+        exit.wait((deadline - now).min(POLL));
+    }
+}
+
+/// Whether the child `pid` has exited, leaving it unreaped.
+fn exited(pid: libc::id_t) -> bool {
+    // SAFETY: waitid writes into the zeroed siginfo it is given; WNOWAIT leaves the child to
+    // be reaped by `Child::wait`.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        libc::waitid(libc::P_PID, pid, &mut info, flags) == 0 && info.si_pid() != 0
+    }
+}
+
+/// A process's exit as a file descriptor that becomes readable when it exits (a pidfd), so
+/// that a build is seen to end at once; where the kernel has none, waiting is sleeping.
+struct ExitWatch(Option<OwnedFd>);
+
+impl ExitWatch {
+    fn open(pid: libc::id_t) -> ExitWatch {
+        // SAFETY: pidfd_open takes a pid and flags; a descriptor it returns is ours to own.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0);
+        // SAFETY: a new descriptor, owned here alone.
+        ExitWatch(fd.map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Waits up to `most`, or until the process exits.
+    fn wait(&self, most: Duration) {
+        let Some(fd) = &self.0 else {
+            std::thread::sleep(most);
+            return;
+        };
+        let mut ready = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = i32::try_from(most.as_millis()).unwrap_or(i32::MAX).max(1);
+        // SAFETY: poll on one descriptor owned by `self`, with a valid pollfd.
+        unsafe {
+            libc::poll(&mut ready, 1, ms);
+        }
     }
 }
 
