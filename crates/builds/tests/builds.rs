@@ -306,3 +306,97 @@ fn a_player_folder_without_info_txt_fails_with_the_reason() {
     assert!(reason.contains("no info.txt"), "{reason}");
     assert!(!reason.contains(&*work.to_string_lossy()), "{reason}");
 }
+
+/// A `.tar.gz` of a player folder, its files at the top.
+fn tar_gz(files: &[(&str, &[u8], u32)]) -> Vec<u8> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    for (name, bytes, mode) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(*mode);
+        header.set_cksum();
+        tar.append_data(&mut header, name, *bytes).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+#[test]
+fn a_cpp_player_folder_handed_in_as_a_tar_gz_is_built_and_passes() {
+    need("g++");
+    let archive = tar_gz(&[
+        ("src/main.cpp", CPP_STARTER, 0o644),
+        ("info.txt", b"cpp\nC++ from a folder\n./build/bot\n", 0o644),
+        (
+            "build.sh",
+            b"set -e\nmkdir -p build\ng++ -O2 -std=c++17 -o build/bot src/main.cpp\n",
+            0o755,
+        ),
+    ]);
+    let work = arbiter_testdir::fresh("cpp-tgz");
+    let languages = Languages::defaults();
+    let source = Source::of_upload("bot.tgz", &archive);
+    let built = build(
+        source,
+        &languages,
+        &BuildLimits::default(),
+        &sandbox(),
+        &work,
+    )
+    .unwrap();
+    let Built::Ok { folder, .. } = built else {
+        panic!("{built:?}");
+    };
+    let outcome = check_built(&folder, FOLDER_LANGUAGE, &languages);
+    assert!(outcome.passed, "{:?}", outcome.reason);
+}
+
+#[test]
+fn a_hostile_archive_is_refused_with_the_reason_and_nothing_written_outside() {
+    let work = arbiter_testdir::fresh("hostile");
+    let archive = zip_folder(&[("../../escaped.txt", b"out\n"), ("info.txt", b"x\ny\nz\n")]);
+    let source = Source::of_upload("evil.zip", &archive);
+    let languages = Languages::defaults();
+    let built = build(
+        source,
+        &languages,
+        &BuildLimits::default(),
+        &sandbox(),
+        &work,
+    )
+    .unwrap();
+    let Built::Failed { reason, .. } = built else {
+        panic!("{built:?}");
+    };
+    assert!(
+        reason.starts_with("the archive cannot be unpacked"),
+        "{reason}"
+    );
+    assert!(reason.contains(".."), "{reason}");
+    assert!(!work.join("escaped.txt").exists());
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+}
+
+#[test]
+fn a_build_sh_that_fails_names_itself_in_the_reason() {
+    let archive = zip_folder(&[
+        ("info.txt", b"x\ny\n./bot\n"),
+        ("build.sh", b"echo compiling; exit 2\n"),
+    ]);
+    let work = arbiter_testdir::fresh("build-sh-fails");
+    let source = Source::of_upload("bot.zip", &archive);
+    let languages = Languages::defaults();
+    let built = build(
+        source,
+        &languages,
+        &BuildLimits::default(),
+        &sandbox(),
+        &work,
+    )
+    .unwrap();
+    let Built::Failed { reason, log } = built else {
+        panic!("{built:?}");
+    };
+    assert_eq!(reason, "build.sh exited with status 2");
+    assert_eq!(log, "compiling\n");
+}
