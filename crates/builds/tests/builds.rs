@@ -400,3 +400,44 @@ fn a_build_sh_that_fails_names_itself_in_the_reason() {
     assert_eq!(reason, "build.sh exited with status 2");
     assert_eq!(log, "compiling\n");
 }
+
+#[test]
+fn the_python_starter_of_every_game_passes_its_check() {
+    need("python3");
+    let languages = Languages::defaults();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for game in ["quoridor", "puoribor", "domino", "labyrinth"] {
+        let source = std::fs::read(examples.join(game).join("starter.py")).unwrap();
+        let built = build_file(
+            &format!("starter-{game}"),
+            "starter.py",
+            &source,
+            &languages,
+        );
+        let Built::Ok { folder, .. } = built else {
+            panic!("{game}: {built:?}");
+        };
+        let started = std::time::Instant::now();
+        let outcome = check(game, &serde_json::json!({}), &folder, &sandbox()).unwrap();
+        assert!(outcome.passed, "{game}: {:?}", outcome.reason);
+        let robot = arbiter_builds::check_robot(game).unwrap();
+        assert!(outcome.replays[0].label.contains(robot), "{game}");
+        eprintln!(
+            "{game}: checked against {robot} in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn a_check_of_a_game_that_does_not_exist_or_of_bad_settings_is_arbiters_error() {
+    let folder = arbiter_testdir::fresh("no-game");
+    let error = check("chess", &serde_json::json!({}), &folder, &sandbox()).unwrap_err();
+    assert!(error.to_string().contains("quoridor"), "{error}");
+    let settings = serde_json::json!({"board": 4});
+    let error = check("quoridor", &settings, &folder, &sandbox()).unwrap_err();
+    assert!(
+        error.to_string().starts_with("the settings of quoridor"),
+        "{error}"
+    );
+}
