@@ -1,6 +1,6 @@
 //! The arena's store: users and their teams, invite codes, API tokens, bots and their
 //! numbered, immutable versions (the source as handed in, the program built from it), and the
-//! queue of builds and checks ([`jobs`]) that workers on any machine claim.
+//! queue of builds and checks that workers on any machine claim ([`ArenaStore::claim_job`]).
 //!
 //! Secrets are kept only as their SHA-256 (invite codes, tokens) or argon2id hash
 //! (passwords): the caller hashes, the store compares. Names of users, teams and bots are
