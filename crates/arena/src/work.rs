@@ -74,9 +74,9 @@ impl WorkOptions {
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// Works on the arena's jobs until `stop` completes. Then the jobs still running are stopped
-/// (a build's processes killed; a check's match played out, for up to 10 s) and
-/// handed back to the queue without counting an attempt. Store errors are said on stderr and waited out: a worker
-/// outlives a database restart.
+/// (a build's processes killed; a check's match played out, for up to 10 s) and handed back
+/// to the queue without counting an attempt. Store errors are said on stderr and waited out:
+/// a worker outlives a database restart.
 pub async fn work(store: ArenaStore, options: WorkOptions, stop: impl Future<Output = ()>) {
     let options = Arc::new(hide_the_arenas_folders(options, &store));
     let stopping = Arc::new(AtomicBool::new(false));
