@@ -21,6 +21,7 @@ use arbiter_builds::{
     check, install_program, programs_cache, remove_built, showing,
 };
 use arbiter_store::{ArenaJob, ArenaStore, Handed, JobKind, StoreError, StoredProgram};
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 /// How a worker works.
@@ -47,6 +48,10 @@ pub struct WorkOptions {
     /// The settings of each game the arena offers (as JSON); a game not named plays with its
     /// defaults.
     pub games: BTreeMap<String, serde_json::Value>,
+    /// Wakes the worker to look at the queue at once: the arena's service, in the same
+    /// process, notifies it when a version is handed in. A worker elsewhere looks at the queue
+    /// every [`WorkOptions::idle`] at most.
+    pub wake: Arc<Notify>,
 }
 
 impl WorkOptions {
@@ -58,13 +63,14 @@ impl WorkOptions {
             worker: worker.into(),
             jobs: 1,
             lease: Duration::from_secs(60),
-            idle: Duration::from_secs(2),
+            idle: Duration::from_secs(1),
             languages: Languages::defaults(),
             limits: BuildLimits::default(),
             sandbox: SandboxPolicy::default(),
             work: std::env::temp_dir().join(format!("arbiter-builds-{}", std::process::id())),
             programs: programs_cache(),
             games: BTreeMap::new(),
+            wake: Arc::new(Notify::new()),
         }
     }
 }
@@ -115,6 +121,7 @@ pub async fn work(store: ArenaStore, options: WorkOptions, stop: impl Future<Out
             }
             _ = expire.tick() => expire_leases(&store).await,
             () = tokio::time::sleep(idle), if room => idle = (idle * 2).min(options.idle),
+            () = options.wake.notified(), if room => idle = shortest,
         }
     }
     stopping.store(true, Ordering::Relaxed);
@@ -532,6 +539,41 @@ mod tests {
         let reason = versions[0].reason.as_deref().unwrap();
         assert!(reason.contains("tried 3 times"), "{reason}");
         assert!(reason.contains("making"), "{reason}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_worker_woken_by_an_upload_does_not_wait_for_its_next_look() {
+        let dir = scratch("wake");
+        let db = dir.join("arena.db");
+        let store = ArenaStore::open(&db.to_string_lossy(), Presence::MayCreate)
+            .await
+            .unwrap();
+        let user = store.add_user("dee", "$argon2id$x", false).await.unwrap();
+        let team = store.teams_of(user.id).await.unwrap().remove(0);
+        let bot = store.add_bot(team.id, "quoridor", "prompt").await.unwrap();
+        // Without a wake-up this worker would look at the queue again in a minute at best.
+        let options = WorkOptions {
+            idle: Duration::from_secs(600),
+            ..options(&dir)
+        };
+        let wake = Arc::clone(&options.wake);
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let worker = tokio::spawn(work(store.clone(), options, async {
+            let _ = stop_rx.await;
+        }));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        store
+            .add_version(bot.id, user.id, "bot.py", PYTHON_STARTER)
+            .await
+            .unwrap();
+        wake.notify_one();
+        let versions = tokio::time::timeout(Duration::from_secs(50), settled(&store, bot.id))
+            .await
+            .expect("the woken worker builds and checks at once");
+        assert_eq!(versions[0].state, VersionState::Passed, "{versions:?}");
+        let _ = stop_tx.send(());
+        worker.await.unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
