@@ -77,7 +77,12 @@ fn builds_and_passes(test: &str, name: &str, bytes: &[u8], language: &str) -> St
     if let Some(took) = took {
         eprintln!("{name}: built in {:.2} s", took.as_secs_f64());
     }
+    let started = std::time::Instant::now();
     let outcome = check_built(&folder, language, &languages);
+    eprintln!(
+        "{name}: checked in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
     assert!(
         outcome.passed,
         "{name} failed its check: {:?}",
