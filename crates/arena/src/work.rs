@@ -132,6 +132,9 @@ pub async fn work(store: ArenaStore, options: WorkOptions, stop: impl Future<Out
     if let Err(error) = store.release_jobs(&options.worker).await {
         warn(&format!("handing its jobs back: {error}"));
     }
+    // Each build removed its own folder; the folder of builds goes too when nothing is left
+    // in it (a build still running holds it).
+    let _ = std::fs::remove_dir(&options.work);
 }
 
 /// The options with the arena's own folders hidden from every build and bot: the store's
@@ -446,7 +449,10 @@ mod tests {
         let bot = store.bot_by_id(bot.id).await.unwrap().unwrap();
         assert_eq!(bot.active, Some(python.number));
         assert!(store.queue().await.unwrap().is_empty());
-        assert_eq!(std::fs::read_dir(dir.join("builds")).unwrap().count(), 0);
+        assert!(
+            !dir.join("builds").exists(),
+            "the builds leave nothing behind"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -502,7 +508,10 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(v.state, VersionState::Queued);
-        assert_eq!(std::fs::read_dir(dir.join("builds")).unwrap().count(), 0);
+        assert!(
+            !dir.join("builds").exists(),
+            "the builds leave nothing behind"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
