@@ -219,7 +219,11 @@ fn play_checked<G: CatalogGame>(
                 Failure::Bot => {
                     return Ok(Played {
                         replay: Vec::new(),
-                        fault: Some(format!("could not start {}: {}", plan.label, error.chain())),
+                        fault: Some(format!(
+                            "could not be started for its match {}: {}",
+                            plan.label,
+                            error.chain()
+                        )),
                     });
                 }
                 Failure::Arbiter if attempt < CHECK_ATTEMPTS => attempt += 1,
@@ -335,7 +339,7 @@ fn fault_of(report: &MatchReport, plan: &CheckMatch, replay: &Path) -> Option<St
         Fault::Malformed => "answered something that is not a move of the protocol",
         Fault::Illegal(()) => "played a move against the rules",
     };
-    let mut reason = format!("{what} {}", plan.label);
+    let mut reason = format!("{what} in its match {}", plan.label);
     if plan.version.len() > 1 {
         reason.push_str(&format!(" (as player {seat})"));
     }

@@ -230,7 +230,7 @@ fn a_bot_that_crashes_at_its_first_turn_fails_its_check_with_the_replay_kept() {
     assert!(!outcome.passed);
     let reason = outcome.reason.unwrap();
     assert!(
-        reason.starts_with("crashed against random, as player 0, at turn 1"),
+        reason.starts_with("crashed in its match against random, as player 0, at turn 1"),
         "{reason}"
     );
     assert!(reason.contains("no idea what to do at tick 1"), "{reason}");
@@ -445,4 +445,41 @@ fn a_check_of_a_game_that_does_not_exist_or_of_bad_settings_is_arbiters_error() 
         error.to_string().starts_with("the settings of quoridor"),
         "{error}"
     );
+}
+
+/// A Python Quoridor bot that answers every turn with `answer`.
+fn answering(answer: &str) -> Vec<u8> {
+    format!(
+        "import sys\n\
+         for line in sys.stdin:\n    \
+             if line.strip() == '':\n        \
+                 print({answer:?}, flush=True)\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_bot_that_breaks_the_rules_or_the_protocol_fails_its_check_saying_which() {
+    need("python3");
+    let languages = Languages::defaults();
+    for (answer, expected) in [
+        (
+            "0 0",
+            "played a move against the rules in its match against random, as player 0",
+        ),
+        (
+            "hello",
+            "answered something that is not a move of the protocol in its match against random, \
+             as player 0",
+        ),
+    ] {
+        let built = build_file("rules", "bad.py", &answering(answer), &languages);
+        let Built::Ok { folder, .. } = built else {
+            panic!("{built:?}");
+        };
+        let outcome = check_built(&folder, "python3", &languages);
+        let reason = outcome.reason.unwrap();
+        assert!(reason.starts_with(expected), "{answer}: {reason}");
+        assert_eq!(outcome.replays.len(), 1);
+    }
 }
