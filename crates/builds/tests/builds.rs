@@ -483,3 +483,23 @@ fn a_bot_that_breaks_the_rules_or_the_protocol_fails_its_check_saying_which() {
         assert_eq!(outcome.replays.len(), 1);
     }
 }
+
+#[test]
+fn a_player_folder_whose_program_is_missing_fails_its_check_saying_so() {
+    let archive = zip_folder(&[("info.txt", b"ghost\nNobody\n./not-there\n")]);
+    let work = arbiter_testdir::fresh("missing-program");
+    let source = Source::of_upload("ghost.zip", &archive);
+    let languages = Languages::defaults();
+    let built = build(source, &languages, &BuildLimits::default(), &sandbox(), &work).unwrap();
+    let Built::Ok { folder, .. } = built else {
+        panic!("{built:?}");
+    };
+    let outcome = check_built(&folder, FOLDER_LANGUAGE, &languages);
+    let reason = outcome.reason.unwrap();
+    assert!(
+        reason.starts_with("could not be started for its match against random, as player 0"),
+        "{reason}"
+    );
+    assert!(reason.contains("not-there"), "{reason}");
+    assert!(!reason.contains(&*work.to_string_lossy()), "{reason}");
+}
