@@ -490,7 +490,14 @@ fn a_player_folder_whose_program_is_missing_fails_its_check_saying_so() {
     let work = arbiter_testdir::fresh("missing-program");
     let source = Source::of_upload("ghost.zip", &archive);
     let languages = Languages::defaults();
-    let built = build(source, &languages, &BuildLimits::default(), &sandbox(), &work).unwrap();
+    let built = build(
+        source,
+        &languages,
+        &BuildLimits::default(),
+        &sandbox(),
+        &work,
+    )
+    .unwrap();
     let Built::Ok { folder, .. } = built else {
         panic!("{built:?}");
     };
