@@ -1,1 +1,3 @@
 //! (being built)
+
+pub mod work;
