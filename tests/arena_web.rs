@@ -1,0 +1,111 @@
+//! The arena's pages in a real browser: `tests/browser/arena.mjs` (headless Chromium driven by
+//! playwright-core) against an arena served here, on a SQLite store prepared with a user whose
+//! versions failed their build and their check, and an admin. While the pages run, versions
+//! they upload are built and checked by writing the store as a worker does (a real replay as
+//! the check's), so that the pages follow them to `active`.
+//!
+//! Like the viewer's browser tests, these run when `ARBITER_BROWSER_TESTS=1` is set (as
+//! `scripts/test` does); otherwise the test says how to run them and passes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use arbiter_arena::{ArenaConfig, ArenaState};
+use arbiter_store::{ArenaStore, JobKind, Presence};
+
+/// The password of every user made here.
+const PASSWORD: &str = "correct horse";
+
+/// A real replay of a Quoridor game, as a check's (gzip).
+fn replay(dir: &Path) -> Vec<u8> {
+    let path = dir.join("check.jsonl.gz");
+    let played = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["play", "quoridor", "--seed", "3", "--bot", "builtin:random", "--bot", "builtin:runner", "--replay"])
+        .arg(&path)
+        .output()
+        .expect("arbiter starts");
+    assert!(played.status.success(), "{played:?}");
+    std::fs::read(&path).unwrap()
+}
+
+/// ada, whose bot b1 failed its check (v1) and its build (v2); root, an admin.
+async fn prepare(store: &ArenaStore, replay: &[u8]) {
+    let hasher = arbiter_logins::Hasher::start(1).unwrap();
+    let phc = hasher.hash(PASSWORD.to_owned()).await.unwrap();
+    let ada = store.add_user("ada", &phc, false).await.unwrap();
+    store.add_user("root", &phc, true).await.unwrap();
+    let team = store.team_by_name("ada").await.unwrap().unwrap();
+    let bot = store.add_bot(team.id, "quoridor", "b1").await.unwrap();
+    for _ in 0..2 {
+        store.add_version(bot.id, ada.id, "b1.cpp", b"int main() {}").await.unwrap();
+    }
+    let build = store.claim_job("prepare", 60_000).await.unwrap().unwrap();
+    store.finish_build(&build, Ok(("0000", "c++", "g++ -O2 b1.cpp: ok"))).await.unwrap();
+    let build = store.claim_job("prepare", 60_000).await.unwrap().unwrap();
+    let log = "b1.cpp:1:13: error: expected ';' before '}' token";
+    store.finish_build(&build, Err((log, "the build failed"))).await.unwrap();
+    let check = store.claim_job("prepare", 60_000).await.unwrap().unwrap();
+    let replays = [("b1 v1 vs random, seat 1".to_owned(), replay.to_vec())];
+    let reason = "it crashed on its first turn";
+    store.finish_check(&check, false, Some(reason), &replays).await.unwrap();
+}
+
+/// Builds and checks (passing) every version the pages upload, as a worker would.
+async fn work(store: ArenaStore, replay: Vec<u8>, done: Arc<AtomicBool>) {
+    while !done.load(Ordering::Relaxed) {
+        match store.claim_job("browser-test", 60_000).await {
+            Ok(Some(job)) if job.kind == JobKind::Build => {
+                let outcome = Ok(("1111", "c++", "g++ -O2 runner.cpp: ok"));
+                store.finish_build(&job, outcome).await.unwrap();
+            }
+            Ok(Some(job)) => {
+                let replays = [("runner v1 vs random, seat 1".to_owned(), replay.clone())];
+                store.finish_check(&job, true, None, &replays).await.unwrap();
+            }
+            Ok(None) => tokio::time::sleep(Duration::from_millis(200)).await,
+            Err(e) => panic!("claiming a job: {e}"),
+        }
+    }
+}
+
+#[test]
+fn arena_pages_in_a_browser() {
+    if std::env::var_os("ARBITER_BROWSER_TESTS").is_none_or(|v| v != "1") {
+        eprintln!(
+            "arena browser tests not run: set ARBITER_BROWSER_TESTS=1 (scripts/test does) to run them"
+        );
+        return;
+    }
+    let dir: PathBuf = arbiter_testdir::fresh("arena-browser");
+    let replay = replay(&dir);
+    let db = dir.join("arena.db");
+    let db = db.to_str().unwrap().to_owned();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let url = runtime.block_on(async {
+        let store = ArenaStore::open(&db, Presence::MayCreate).await.unwrap();
+        prepare(&store, &replay).await;
+        let state = ArenaState::open(store.clone(), &db, ArenaConfig::default()).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(arbiter_arena::serve(listener, state, std::future::pending()));
+        tokio::spawn(work(store, replay, done.clone()));
+        url
+    });
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/run");
+    let status = Command::new(&script)
+        .arg("arena.mjs")
+        .env("ARBITER_BIN", env!("CARGO_BIN_EXE_arbiter"))
+        .env("ARENA_URL", &url)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    done.store(true, Ordering::Relaxed);
+    assert!(
+        status.success(),
+        "the arena's browser tests failed ({status}); their output is above, screenshots in \
+         test-output/browser/"
+    );
+}
