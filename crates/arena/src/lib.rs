@@ -109,6 +109,17 @@ impl Default for ArenaConfig {
     }
 }
 
+/// Why the arena's service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The sessions' table in the store's database could not be reached or made.
+    #[error("cannot open the sessions' table: {0}")]
+    Sessions(sqlx::Error),
+    /// The threads checking passwords could not be started.
+    #[error("cannot start the threads that check passwords: {0}")]
+    Threads(std::io::Error),
+}
+
 /// What the handlers share: the store, the sessions, the password checks and the limits.
 #[derive(Clone)]
 pub struct ArenaState(Arc<Inner>);
@@ -129,14 +140,14 @@ impl ArenaState {
         store: ArenaStore,
         target: &str,
         config: ArenaConfig,
-    ) -> Result<ArenaState, sqlx::Error> {
-        let sessions = Sessions::open(target).await?;
+    ) -> Result<ArenaState, OpenError> {
+        let sessions = Sessions::open(target).await.map_err(OpenError::Sessions)?;
         let streams = Arc::new(Semaphore::new(config.max_streams.max(1)));
         Ok(ArenaState(Arc::new(Inner {
             store,
             sessions,
             config,
-            logins: logins::Logins::start().map_err(sqlx::Error::Io)?,
+            logins: logins::Logins::start().map_err(OpenError::Threads)?,
             streams,
         })))
     }

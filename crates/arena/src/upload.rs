@@ -9,6 +9,7 @@
 
 use arbiter_programs::upload::{UploadKind, unpack_upload};
 use axum::Json;
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, State};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
@@ -150,10 +151,17 @@ pub async fn upload(
     State(state): State<ArenaState>,
     viewer: Viewer,
     ApiPath((game, name)): ApiPath<(String, String)>,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> AppResult<(StatusCode, Json<Value>)> {
     let user = viewer.user()?.clone();
     state.game(&game)?;
+    let multipart = multipart.map_err(|rejection| {
+        AppError::BadRequest(format!(
+            "send the version as a multipart/form-data form with the file in the field `file` \
+             ({})",
+            rejection.body_text()
+        ))
+    })?;
     let form = read_form(multipart).await?;
     let existing = state.store().bot(&game, &name).await?;
     if let Some(bot) = &existing {
