@@ -52,6 +52,19 @@ pub enum Presence {
 /// SQLite file, created with its folder if missing and `presence` allows it) and migrates it.
 /// Tournaments and the game server share the database and this setup.
 pub(crate) async fn connect(target: &str, presence: Presence) -> Result<Database, StoreError> {
+    // One connection is enough — a single coordinator writes, one result at a time.
+    connect_with(target, presence, 1).await
+}
+
+/// [`connect`] with up to `connections` connections to PostgreSQL, for a store that serves
+/// many callers at once (the arena's web server). SQLite always gets one: its writers take
+/// turns on one lock anyway, and a second connection's transaction that reads before it
+/// writes would be refused rather than wait ("database is locked").
+pub(crate) async fn connect_with(
+    target: &str,
+    presence: Presence,
+    connections: u32,
+) -> Result<Database, StoreError> {
     sqlx::any::install_default_drivers();
     let file = locate(target, presence)?;
     let writable = presence != Presence::ReadOnly;
@@ -64,12 +77,16 @@ pub(crate) async fn connect(target: &str, presence: Presence) -> Result<Database
     } else {
         match open_read_only(target, file.as_deref()).await? {
             Some(url) => url,
-            None => return Box::pin(upgrade(target)).await,
+            None => return Box::pin(upgrade(target, connections)).await,
         }
     };
-    // One connection is enough — a single coordinator writes, one result at a time.
+    let connections = if file.is_some() || target.starts_with("sqlite:") {
+        1
+    } else {
+        connections.max(1)
+    };
     let pool = AnyPoolOptions::new()
-        .max_connections(1)
+        .max_connections(connections)
         .after_connect(move |conn, _| Box::pin(async move { prepare(conn, writable).await }))
         .connect(&url)
         .await
@@ -364,8 +381,8 @@ async fn read_only_attempt(
 
 /// Opens an older store for writing, which brings it up to date; one that cannot be written
 /// is [`StoreError::Outdated`].
-async fn upgrade(target: &str) -> Result<Database, StoreError> {
-    match connect(target, Presence::MustExist).await {
+async fn upgrade(target: &str, connections: u32) -> Result<Database, StoreError> {
+    match connect_with(target, Presence::MustExist, connections).await {
         Err(StoreError::ReadOnly { target }) => Err(StoreError::Outdated { target }),
         other => other,
     }

@@ -9,12 +9,15 @@
 //!
 //! Player programs are stored too, as archives named by their hash ([`StoredProgram`]), so that
 //! workers on other machines run what the tournament plays.
+//! [`ArenaStore`] keeps the arena's users, teams, bots, versions and its queue of builds and
+//! checks.
 //! [`GameServers`] reads what running game servers publish of themselves ([`ServerStatus`]).
 //! [`ReplayStore`] keeps the replays of matches and of game-server games in the database
 //! (compressed, appended as they are written, by [`upload`]), so that they reach viewers on
 //! other machines.
 #![warn(missing_docs)]
 
+pub mod arena;
 pub mod blocking;
 mod database;
 mod game_server;
@@ -29,6 +32,10 @@ pub mod upload;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+pub use arena::{
+    ArenaJob, ArenaStore, Bot, ExpiredJob, JobKind, QueuedJob, Team, TokenInfo, User, Version,
+    VersionState,
+};
 pub use database::Presence;
 pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
 pub use programs::StoredProgram;
@@ -126,6 +133,35 @@ pub enum StoreError {
     Outdated {
         /// The file or URL given.
         target: String,
+    },
+    /// A name of a user, team or bot that may not be one.
+    #[error("{name:?} cannot name a {kind}: {why}")]
+    BadName {
+        /// User, team or bot.
+        kind: &'static str,
+        /// The name given.
+        name: String,
+        /// Why not.
+        why: String,
+    },
+    /// A name that is taken already (names differing only in case are one name).
+    #[error("there is a {kind} named {name:?} already")]
+    NameTaken {
+        /// User, team, bot or invite code.
+        kind: &'static str,
+        /// The name given.
+        name: String,
+    },
+    /// What a call names is not in the store.
+    #[error("there is no {0} in the store")]
+    NotFound(String),
+    /// Only a version that passed its check may be a bot's active one.
+    #[error("version {number} cannot play: it is {} (only a version that passed its check can)", .state.as_str())]
+    NotPlayable {
+        /// The version's number.
+        number: i64,
+        /// Its state.
+        state: VersionState,
     },
     /// A file or folder next to the store, or the blocking facade's runtime.
     #[error("{what}: {source}")]

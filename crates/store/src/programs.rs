@@ -1,7 +1,7 @@
 //! Player programs in the store: archives named by their hash, written once whoever stores
 //! them again.
 
-use sqlx::Row;
+use sqlx::{AnyPool, Row};
 
 use crate::{StoreError, TournamentStore, now_ms};
 
@@ -22,36 +22,52 @@ impl TournamentStore {
     /// Stores a program unless one of its hash is there already: the same hash is the same
     /// program, so storing it twice (two tournaments, two coordinators) is harmless.
     pub async fn save_program(&self, program: &StoredProgram) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO programs (hash, size, entries, archive, created) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (hash) DO NOTHING",
-        )
-        .bind(&program.hash)
-        .bind(program.size as i64)
-        .bind(program.entries as i64)
-        .bind(program.archive.clone())
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        save_program(&self.pool, program).await
     }
 
     /// The program named `hash`, if the store has it.
     pub async fn program(&self, hash: &str) -> Result<Option<StoredProgram>, StoreError> {
-        let row = sqlx::query("SELECT hash, size, entries, archive FROM programs WHERE hash = $1")
-            .bind(hash)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|row| {
-            Ok(StoredProgram {
-                hash: row.try_get("hash")?,
-                size: row.try_get::<i64, _>("size")? as u64,
-                entries: row.try_get::<i64, _>("entries")? as u64,
-                archive: row.try_get("archive")?,
-            })
-        })
-        .transpose()
+        program(&self.pool, hash).await
     }
+}
+
+/// [`TournamentStore::save_program`] on any store's pool (the arena's builds store theirs).
+pub(crate) async fn save_program(
+    pool: &AnyPool,
+    program: &StoredProgram,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO programs (hash, size, entries, archive, created) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (hash) DO NOTHING",
+    )
+    .bind(&program.hash)
+    .bind(program.size as i64)
+    .bind(program.entries as i64)
+    .bind(program.archive.clone())
+    .bind(now_ms())
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// [`TournamentStore::program`] on any store's pool.
+pub(crate) async fn program(
+    pool: &AnyPool,
+    hash: &str,
+) -> Result<Option<StoredProgram>, StoreError> {
+    let row = sqlx::query("SELECT hash, size, entries, archive FROM programs WHERE hash = $1")
+        .bind(hash)
+        .fetch_optional(pool)
+        .await?;
+    row.map(|row| {
+        Ok(StoredProgram {
+            hash: row.try_get("hash")?,
+            size: row.try_get::<i64, _>("size")? as u64,
+            entries: row.try_get::<i64, _>("entries")? as u64,
+            archive: row.try_get("archive")?,
+        })
+    })
+    .transpose()
 }
 
 #[cfg(test)]
