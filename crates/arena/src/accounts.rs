@@ -3,9 +3,9 @@
 
 use std::net::SocketAddr;
 
-use axum::Json;
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_sessions::Session;
@@ -94,11 +94,11 @@ pub async fn sign_up(
 
 pub async fn sign_in(
     State(state): State<ArenaState>,
-    peer: Option<ConnectInfo<SocketAddr>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     session: Session,
     ApiJson(form): ApiJson<SignIn>,
 ) -> AppResult<Json<Value>> {
-    let address = peer.map(|ConnectInfo(a)| a.ip());
+    let address = peer.map(|Extension(ConnectInfo(a))| a.ip());
     let user = state.store().user_by_name(&form.name).await?;
     let phc = user.as_ref().map(|u| u.password.clone());
     let right = state

@@ -34,7 +34,9 @@ pub async fn guard(
     mut request: Request,
     next: Next,
 ) -> Response {
-    match identify(&state, &session, &request).await {
+    // Owned copies: the request's body cannot be shared across the awaits.
+    let (method, headers) = (request.method().clone(), request.headers().clone());
+    match identify(&state, &session, &method, &headers).await {
         Ok(viewer) => {
             request.extensions_mut().insert(viewer);
             next.run(request).await
@@ -43,8 +45,12 @@ pub async fn guard(
     }
 }
 
-async fn identify(state: &ArenaState, session: &Session, request: &Request) -> AppResult<Viewer> {
-    let headers = request.headers();
+async fn identify(
+    state: &ArenaState,
+    session: &Session,
+    method: &Method,
+    headers: &HeaderMap,
+) -> AppResult<Viewer> {
     if let Some(token) = bearer(headers)? {
         let user = state
             .store()
@@ -55,10 +61,7 @@ async fn identify(state: &ArenaState, session: &Session, request: &Request) -> A
             })?;
         return state.viewer_of(user).await;
     }
-    let changes = !matches!(
-        *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
-    );
+    let changes = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     if changes {
         same_origin(headers)?;
     }
@@ -113,10 +116,10 @@ pub fn same_origin(headers: &HeaderMap) -> AppResult<()> {
                 .to_owned(),
         )
     };
-    if let Some(site) = headers.get("sec-fetch-site") {
-        if !matches!(site.to_str(), Ok("same-origin" | "none")) {
-            return Err(refused());
-        }
+    if let Some(site) = headers.get("sec-fetch-site")
+        && !matches!(site.to_str(), Ok("same-origin" | "none"))
+    {
+        return Err(refused());
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().map_err(|_| refused())?;
