@@ -23,9 +23,15 @@ struct Arena {
 async fn arena(name: &str, config: ArenaConfig) -> Arena {
     let dir = arbiter_testdir::fresh(name);
     let db = dir.join("arena.db");
-    let db = db.to_str().unwrap();
-    let store = ArenaStore::open(db, Presence::MayCreate).await.unwrap();
-    let state = ArenaState::open(store.clone(), db, config).await.unwrap();
+    arena_at(db.to_str().unwrap(), config, dir.clone()).await
+}
+
+/// The arena on the store at `target` (a SQLite file or a PostgreSQL URL).
+async fn arena_at(target: &str, config: ArenaConfig, dir: PathBuf) -> Arena {
+    let store = ArenaStore::open(target, Presence::MayCreate).await.unwrap();
+    let state = ArenaState::open(store.clone(), target, config)
+        .await
+        .unwrap();
     Arena {
         app: app(state),
         store,
@@ -1084,4 +1090,47 @@ async fn failed_sign_ins_are_throttled() {
         throttled,
         "30 wrong passwords in a row and still no back-off"
     );
+}
+
+#[test]
+fn sessions_are_kept_in_postgresql_too() {
+    let cluster = arbiter_pgtest::Cluster::start().unwrap();
+    let target = cluster.database("arena_sessions");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let dir = arbiter_testdir::fresh("arena-postgres");
+        let arena = arena_at(&target, ArenaConfig::default(), dir).await;
+        let mut ada = arena.sign_up("ada").await;
+        assert_eq!(
+            arena.get(&mut ada, "/api/arena/me").await.json()["user"]["name"],
+            "ada"
+        );
+        let cpp = b"int main() { return 0; }\n";
+        let uri = "/api/arena/bots/quoridor/runner/versions";
+        let answer = arena.upload(&mut ada, uri, "runner.cpp", cpp).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+        // A second service on the same database knows the session: any machine may answer.
+        let other = arena_at(&target, ArenaConfig::default(), PathBuf::new()).await;
+        let me = other.get(&mut ada.clone(), "/api/arena/me").await.json();
+        assert_eq!(me["user"]["name"], "ada");
+        let forged = Request::builder()
+            .method(Method::POST)
+            .uri("/api/arena/bots/quoridor/runner/retire")
+            .header(header::HOST, HOST)
+            .header(header::ORIGIN, "http://evil.example")
+            .header(header::COOKIE, ada.cookie.clone().unwrap())
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            other.send(&mut ada.clone(), forged).await.status,
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            arena
+                .post(&mut ada, "/api/arena/signout", json!({}))
+                .await
+                .status,
+            StatusCode::NO_CONTENT
+        );
+    });
 }
