@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
-use argon2::password_hash::{Output, PasswordHash, PasswordHasher, SaltString};
-use argon2::{Algorithm, Argon2, Block, Params, Version};
+use argon2::password_hash::{PasswordHash, PasswordHasher, SaltString};
+use argon2::{Argon2, Block};
 use serde::{Deserialize, Serialize};
 
 use crate::GameServerError;
@@ -160,75 +160,20 @@ impl Accounts {
     pub fn verify_in(&self, team: &str, password: &str, memory: &mut Vec<Block>) -> bool {
         let (phc, known) = match self.teams.get(team) {
             Some(account) => (account.password.as_str(), true),
-            None => (self.stand_in(), false),
-        };
-        let Ok(hash) = PasswordHash::new(phc) else {
-            return false;
+            None => (self.stand_in(memory), false),
         };
         // `&` rather than `&&`: the stand-in is checked as fully as a real hash.
-        matches(&hash, password.as_bytes(), memory) & known
+        arbiter_logins::verify_in(phc, password, memory) & known
     }
 
     /// A hash of a random password with the parameters of the first team's hash (argon2's
     /// defaults if there is no team): checking it costs what checking a team's costs.
-    fn stand_in(&self) -> &str {
+    fn stand_in(&self, memory: &mut Vec<Block>) -> &str {
         self.stand_in.get_or_init(|| {
             let first = self.teams.values().next();
-            let model = first.and_then(|a| PasswordHash::new(&a.password).ok());
-            let argon2 = model
-                .as_ref()
-                .and_then(|m| {
-                    let algorithm = Algorithm::try_from(m.algorithm).ok()?;
-                    let version = m.version.map_or(Ok(Version::default()), Version::try_from);
-                    Some(Argon2::new(
-                        algorithm,
-                        version.ok()?,
-                        Params::try_from(m).ok()?,
-                    ))
-                })
-                .unwrap_or_default();
-            let mut random = [0u8; 32];
-            OsRng.fill_bytes(&mut random);
-            let salt = SaltString::generate(&mut OsRng);
-            // Hashing costs one check, once; what matters is the parameters in the string.
-            argon2
-                .hash_password(&random, &salt)
-                .map(|h| h.to_string())
-                .unwrap_or_default()
+            arbiter_logins::stand_in_like(first.map(|a| a.password.as_str()), memory)
         })
     }
-}
-
-/// Whether `password` hashes to `hash`, with `memory` as argon2's work area; the comparison
-/// takes the same time wherever the hashes differ.
-fn matches(hash: &PasswordHash<'_>, password: &[u8], memory: &mut Vec<Block>) -> bool {
-    let (Ok(algorithm), Ok(params), Some(salt), Some(expected)) = (
-        Algorithm::try_from(hash.algorithm),
-        Params::try_from(hash),
-        hash.salt,
-        hash.hash,
-    ) else {
-        return false;
-    };
-    let Ok(version) = hash
-        .version
-        .map_or(Ok(Version::default()), Version::try_from)
-    else {
-        return false;
-    };
-    let mut salt_bytes = [0u8; 64];
-    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
-        return false;
-    };
-    memory.resize(params.block_count(), Block::default());
-    let argon2 = Argon2::new(algorithm, version, params);
-    let computed = Output::init_with(expected.len(), |out| {
-        argon2
-            .hash_password_into_with_memory(password, salt, out, &mut memory[..])
-            .map_err(|_| argon2::password_hash::Error::Password)
-    });
-    // Output's equality is constant-time.
-    computed.is_ok_and(|computed| computed == expected)
 }
 
 /// The mode of the accounts file at `path` when users other than its owner may read or
@@ -310,6 +255,7 @@ pub fn generate_password() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use argon2::Params;
 
     #[test]
     fn team_names() {
@@ -378,7 +324,7 @@ mod tests {
         assert!(!known_memory.is_empty());
         assert_eq!(unknown_memory.len(), known_memory.len());
         let team = PasswordHash::new(&accounts.teams["alice"].password).unwrap();
-        let stand_in = PasswordHash::new(accounts.stand_in()).unwrap();
+        let stand_in = PasswordHash::new(accounts.stand_in(&mut Vec::new())).unwrap();
         assert_eq!(stand_in.algorithm, team.algorithm);
         assert_eq!(stand_in.version, team.version);
         assert_eq!(

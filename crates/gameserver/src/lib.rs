@@ -9,8 +9,9 @@
 //! - [`server`]: logins, the schedule, the after-game blocks ([`serve`]).
 //! - [`order`]: who sits where (test order, the final's live order, parallel tables).
 //! - [`latency`]: turn latency samples.
-//! - [`throttle`]: failed logins per address and per team, and their back-off.
-//! - [`verifier`]: the password checks, on a bounded pool of threads.
+//!
+//! Password checks run on the bounded argon2 pool of crate `arbiter-logins`, and failed logins
+//! are throttled per address and per team by its throttle.
 
 #![warn(missing_docs)]
 
@@ -21,8 +22,6 @@ pub mod latency;
 pub mod order;
 pub mod seat;
 pub mod server;
-pub mod throttle;
-pub mod verifier;
 
 pub use accounts::Accounts;
 pub use board::StatusFeed;

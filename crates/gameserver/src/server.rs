@@ -29,8 +29,7 @@ use crate::conn::{self, Conn};
 use crate::latency::{Latencies, TurnClock};
 use crate::order::{self, Entrant};
 use crate::seat::TcpSeat;
-use crate::throttle::{Gates, Refusal, Source, Throttle};
-use crate::verifier::Verifier;
+use arbiter_logins::{Gates, Hasher, Refusal, Source, Throttle};
 
 /// Games a live session plays: 3 rounds × levels 1..5 (docs/games/labyrinth.md#sessions-on-the-game-server).
 pub const LIVE_GAMES: u32 = 15;
@@ -148,7 +147,7 @@ pub(crate) struct Shared<G: CatalogGame> {
     /// The teams that may log in, as the accounts file holds them now.
     pub(crate) accounts: Arc<LiveAccounts>,
     /// Password checks, on threads of their own: a crowd of logins never takes the games'.
-    verifier: Verifier,
+    hasher: Hasher,
     /// Failed logins per address and per team, and their back-off.
     throttle: Throttle,
     /// Each address checks a few passwords at a time.
@@ -202,11 +201,10 @@ pub async fn serve<G: CatalogGame>(
     let played = store.games_recorded().await?;
     let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
     let accounts = Arc::new(LiveAccounts::new(accounts, config.accounts_file.clone()));
-    let verifier =
-        Verifier::start(accounts.clone(), cpus).map_err(|source| crate::GameServerError::Io {
-            what: "starting the password checks".into(),
-            source,
-        })?;
+    let hasher = Hasher::start(cpus).map_err(|source| crate::GameServerError::Io {
+        what: "starting the password checks".into(),
+        source,
+    })?;
     let shared = Arc::new(Shared::<G> {
         lobby: Mutex::new(Lobby {
             clients: HashMap::new(),
@@ -225,7 +223,7 @@ pub async fn serve<G: CatalogGame>(
         writers: conn::Writers::default(),
         wake: Notify::new(),
         accounts,
-        verifier,
+        hasher,
         throttle: Throttle::default(),
         gates: Gates::default(),
     });
@@ -388,9 +386,17 @@ async fn check_login<G: CatalogGame>(
         Err(Refusal::Address) => {
             return Err("too many failed logins from its address, not checked");
         }
-        Err(Refusal::Team) => return Err("too many failed logins for this team, not checked"),
+        Err(Refusal::Name) => return Err("too many failed logins for this team, not checked"),
     };
-    let (right, problem) = shared.verifier.check(team.to_owned(), password).await;
+    let (accounts, name) = (shared.accounts.clone(), team.to_owned());
+    // The accounts are read again on the pool's thread: it may read their file.
+    let checked = shared.hasher.run(move |memory| {
+        let (current, problem) = accounts.current();
+        (current.verify_in(&name, &password, memory), problem)
+    });
+    let (right, problem) = checked
+        .await
+        .unwrap_or_else(|e| (false, Some(e.to_string())));
     shared.throttle.settle(attempt, right, Instant::now());
     if let Some(problem) = problem {
         shared.log(format_args!(

@@ -1,19 +1,19 @@
-//! Login throttling: failed logins are counted per source address and per team name, and
-//! past a free allowance each further attempt must wait a back-off that doubles up to a cap.
-//! An attempt made too early is refused without checking its password (the server answers
-//! `BAD_LOGIN`, as for a wrong password, after the same delay).
+//! Login throttling: failed logins are counted per source address and per account name (a
+//! game server's team, an arena's user), and past a free allowance each further attempt must
+//! wait a back-off that doubles up to a cap. An attempt made too early is refused without
+//! checking its password (a server answers it as a wrong password, after the same delay).
 //!
 //! - Every attempt counts as a failure while its password is checked (so a thousand
 //!   simultaneous attempts cannot all slip in before the first one fails); a login that turns
 //!   out right takes its count back.
 //! - Failures are forgotten one by one as time passes ([`Rule::forgive_every`]).
-//! - A team's back-off only refuses addresses that have failed recently themselves: a team
+//! - A name's back-off only refuses addresses that have failed recently themselves: an account
 //!   whose password someone is guessing can still log in from an address with a clean record.
 //! - The tables are bounded ([`MAX_ENTRIES`]); when one is full, the entries with the oldest
 //!   failures make room, so a flood from many addresses cannot grow them.
 //! - [`Gates`] let each address check at most [`CHECKS_PER_ADDRESS`] passwords at a time; its
 //!   other attempts wait their turn, so a flood from one address never holds more than that
-//!   many places of the argon2 pool, and many teams behind one address (a contest room behind
+//!   many places of the argon2 pool, and many people behind one address (a contest room behind
 //!   one router) all get in, one after the other.
 
 use std::collections::HashMap;
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// Entries a table keeps at most (per addresses, per teams): a few MiB at worst.
+/// Entries a table keeps at most (per addresses, per names): a few MiB at worst.
 pub const MAX_ENTRIES: usize = 16_384;
 /// Passwords one address may have checked at the same time.
 pub const CHECKS_PER_ADDRESS: usize = 2;
@@ -77,10 +77,10 @@ pub const PER_ADDRESS: Rule = Rule {
     forgive_every: Duration::from_secs(30),
 };
 
-/// Per team: 20 free failures, then 1 s, 2 s … up to 30 s; one failure forgotten every 10 s,
+/// Per name: 20 free failures, then 1 s, 2 s … up to 30 s; one failure forgotten every 10 s,
 /// faster than one address at its longest back-off can add them: a single address can never
-/// put a team in back-off.
-pub const PER_TEAM: Rule = Rule {
+/// put a name in back-off.
+pub const PER_NAME: Rule = Rule {
     free: 20,
     first_backoff: Duration::from_secs(1),
     max_backoff: Duration::from_secs(30),
@@ -99,7 +99,7 @@ impl Rule {
     }
 }
 
-/// The failures of one address or team.
+/// The failures of one address or name.
 #[derive(Clone, Copy, Debug)]
 struct Record {
     failures: u32,
@@ -204,53 +204,55 @@ impl<K: Eq + Hash + Clone> Table<K> {
 pub enum Refusal {
     /// Too many recent failures from this address.
     Address,
-    /// Too many recent failures for this team, and this address has failed too.
-    Team,
+    /// Too many recent failures for this name, and this address has failed too.
+    Name,
 }
 
 /// An attempt let through: settle it with [`Throttle::settle`] once its password is checked.
 #[derive(Debug)]
 pub struct Attempt {
     source: Source,
-    team: String,
+    name: String,
 }
 
-/// The failure counts of every address and team name (known or not: an unknown name is
-/// throttled exactly like a known one, so throttling tells nothing about which teams exist).
+/// The failure counts of every address and account name (known or not: an unknown name is
+/// throttled exactly like a known one, so throttling tells nothing about which accounts
+/// exist).
 pub struct Throttle {
     tables: Mutex<(Table<Source>, Table<String>)>,
 }
 
 impl Default for Throttle {
     fn default() -> Self {
-        Throttle::new(PER_ADDRESS, PER_TEAM)
+        Throttle::new(PER_ADDRESS, PER_NAME)
     }
 }
 
 impl Throttle {
-    /// A throttle with these rules per address and per team.
-    pub fn new(per_address: Rule, per_team: Rule) -> Throttle {
+    /// A throttle with these rules per address and per name.
+    pub fn new(per_address: Rule, per_name: Rule) -> Throttle {
         Throttle {
-            tables: Mutex::new((Table::new(per_address), Table::new(per_team))),
+            tables: Mutex::new((Table::new(per_address), Table::new(per_name))),
         }
     }
 
-    /// Lets an attempt by `source` to log in as `team` have its password checked, counting
-    /// it as a failure until [`Throttle::settle`] says otherwise; or refuses it.
-    pub fn admit(&self, source: Source, team: &str, now: Instant) -> Result<Attempt, Refusal> {
+    /// Lets an attempt by `source` to log in as `name` have its password checked, counting
+    /// it as a failure until [`Throttle::settle`] says otherwise; or refuses it. Callers whose
+    /// names ignore case pass them in one case.
+    pub fn admit(&self, source: Source, name: &str, now: Instant) -> Result<Attempt, Refusal> {
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        let (addresses, teams) = &mut *tables;
+        let (addresses, names) = &mut *tables;
         if addresses.blocked(&source, now) {
             return Err(Refusal::Address);
         }
-        let team = team.to_owned();
+        let name = name.to_owned();
         let clean = addresses.get(&source, now).is_none_or(|r| r.failures == 0);
-        if !clean && teams.blocked(&team, now) {
-            return Err(Refusal::Team);
+        if !clean && names.blocked(&name, now) {
+            return Err(Refusal::Name);
         }
         addresses.fail(&source, now);
-        teams.fail(&team, now);
-        Ok(Attempt { source, team })
+        names.fail(&name, now);
+        Ok(Attempt { source, name })
     }
 
     /// Records how an admitted attempt ended: a right password takes its failure back.
@@ -258,7 +260,7 @@ impl Throttle {
         if right {
             let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
             tables.0.take_back(&attempt.source, now);
-            tables.1.take_back(&attempt.team, now);
+            tables.1.take_back(&attempt.name, now);
         }
     }
 }
@@ -397,7 +399,7 @@ mod tests {
     }
 
     #[test]
-    fn a_team_in_backoff_still_admits_an_address_with_a_clean_record() {
+    fn a_name_in_backoff_still_admits_an_address_with_a_clean_record() {
         let throttle = Throttle::default();
         let now = Instant::now();
         for i in 0..21 {
@@ -408,7 +410,7 @@ mod tests {
         }
         assert_eq!(
             throttle.admit(ip("10.0.1.0"), "alice", now).unwrap_err(),
-            Refusal::Team
+            Refusal::Name
         );
         assert!(throttle.admit(ip("10.0.2.1"), "alice", now).is_ok());
     }
