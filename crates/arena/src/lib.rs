@@ -26,6 +26,7 @@ pub mod redact;
 pub mod routes;
 mod sessions;
 mod upload;
+pub mod work;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -37,7 +38,7 @@ use axum::Router;
 use axum::middleware::from_fn_with_state;
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::access::Viewer;
 use crate::error::{AppError, AppResult};
@@ -90,6 +91,9 @@ pub struct ArenaConfig {
     pub languages: Arc<Languages>,
     /// Connections open at once and how long one may idle, as the web server's.
     pub connections: arbiter_web::Limits,
+    /// Told when a version is handed in: the worker of this process (its
+    /// [`work::WorkOptions::wake`]) starts its build at once instead of at its next look.
+    pub wake: Option<Arc<Notify>>,
 }
 
 impl Default for ArenaConfig {
@@ -105,6 +109,7 @@ impl Default for ArenaConfig {
             max_streams: 256,
             languages: Arc::new(Languages::defaults()),
             connections: arbiter_web::Limits::default(),
+            wake: None,
         }
     }
 }

@@ -182,6 +182,9 @@ pub async fn upload(
         .store()
         .add_version(bot.id, user.id, &form.file_name, &form.bytes)
         .await?;
+    if let Some(wake) = &state.config().wake {
+        wake.notify_one();
+    }
     let bot = state.store().bot_by_id(bot.id).await?.unwrap_or(bot);
     Ok((
         StatusCode::CREATED,

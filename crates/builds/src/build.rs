@@ -13,7 +13,10 @@ use arbiter_sandbox::{Limit, Limits, SandboxPolicy};
 use crate::layout::{BuildStep, Plan, lay_out};
 use crate::run::{End, Ran, run};
 use crate::take_out::{copy_out, over_reason};
-use crate::{BuildError, BuildLimits, Built, Languages, Source};
+use crate::{BuildError, BuildLimits, Built, FOLDER_LANGUAGE, Languages, Source};
+
+/// The shell's exit status for a command it did not find.
+const NOT_FOUND: i32 = 127;
 
 /// Open files per process of a build: compilers open more than bots (the default 256).
 const BUILD_OPEN_FILES: u32 = 1024;
@@ -158,7 +161,15 @@ fn run_step(
         return Err(BuildError::Stopped);
     }
     if ran.end != End::Exited(0) {
-        let reason = end_reason(ran.end, &step.program, limits);
+        let mut reason = end_reason(ran.end, &step.program, limits);
+        if ran.end == End::Exited(NOT_FOUND) && plan.language != FOLDER_LANGUAGE {
+            // The shell found no program of the language's own command: the arena's doing.
+            reason.push_str(&format!(
+                ": {} is not installed here, or the sandbox does not show it (tell the \
+                 arena's operator)",
+                step.program
+            ));
+        }
         return Ok(Err(failed(ran.log, reason)));
     }
     if let Some(over) = over {

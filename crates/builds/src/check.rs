@@ -114,8 +114,12 @@ impl Visit for CheckGame<'_> {
             game: G::NAME.to_owned(),
             why,
         };
-        let settings: G::Settings = serde_json::from_value(self.settings.clone())
+        let mut settings: G::Settings = serde_json::from_value(self.settings.clone())
             .map_err(|e| settings_error(e.to_string()))?;
+        // A game that draws its board (Domino) draws the same one at every check.
+        if let Some(seed) = G::board_seed(&mut settings) {
+            seed.get_or_insert(1);
+        }
         let players = G::seats(&settings, 0);
         G::build(&settings, &TableSetup::numbered(players)).map_err(|e| settings_error(e.0))?;
         let spec = match read_player_folder(self.folder, Commands::AsWritten) {
@@ -131,7 +135,7 @@ impl Visit for CheckGame<'_> {
                 jsonl_gz: played.replay,
             });
             if let Some(reason) = played.fault {
-                return Ok(failed(replays, reason));
+                return Ok(failed(replays, in_folder(&reason, self.folder)));
             }
         }
         Ok(CheckOutcome {
@@ -166,7 +170,10 @@ fn matches<G: CatalogGame>(players: usize) -> Vec<CheckMatch> {
     let robot = G::ROBOTS[0];
     let mut plans: Vec<CheckMatch> = (0..players)
         .map(|seat| CheckMatch {
-            label: format!("against {robot}, as player {seat}"),
+            label: match players {
+                1 => "alone".to_owned(),
+                _ => format!("against {robot}, as player {seat}"),
+            },
             version: vec![seat],
             players,
             robot,

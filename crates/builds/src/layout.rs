@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use arbiter_referee::INFO_TXT;
 
-use crate::upload::{UploadKind, unpack_upload};
+use crate::upload::{UploadError, UploadKind, unpack_upload};
 use crate::{BUILD_SH, BuildError, BuildLimits, FOLDER_LANGUAGE, Languages, Source};
 
 /// The longest name of a source file handed in.
@@ -130,8 +130,17 @@ fn unpack(
             "{shown:?} is not an archive Arbiter reads: a .zip, .tar.gz or .tgz file"
         )));
     };
-    if let Err(why) = unpack_upload(kind, bytes, dir, &limits.archive) {
-        return Ok(Err(format!("the archive cannot be unpacked: {why}")));
+    match unpack_upload(kind, bytes, dir, &limits.archive) {
+        Ok(_) => {}
+        // The machine's fault (a full disk), not the archive's.
+        Err(UploadError::Write { path, source }) => {
+            return Err(BuildError::Io {
+                what: "unpacking the archive into",
+                path,
+                source,
+            });
+        }
+        Err(why) => return Ok(Err(format!("the archive cannot be unpacked: {why}"))),
     }
     let build = match arbiter_folder::kind_of(dir, Path::new(BUILD_SH)) {
         Ok(arbiter_folder::Kind::File) => Some(BuildStep {

@@ -8,6 +8,30 @@
 //!   ([`arbiter_programs::pack`]) so that every worker runs the very same bytes.
 //! - [`check`]: the built version plays the game's weakest robot from every seat, and itself.
 //!
+//! # What a version is handed in as
+//!
+//! - **One source file** (`bot.cpp`): its extension picks the language. The file is put in an
+//!   empty player folder under its own name, the language's build command runs there, and an
+//!   `info.txt` is written as tournaments read it: the file's name without its extension as
+//!   the alias, `NAME (LANGUAGE)` as the full name, the language's run command
+//!   (`./bot`, `python3 bot.py`, `java Bot`).
+//! - **An archive** (`.zip`, `.tar.gz`, `.tgz`) of a player folder with its own `info.txt`
+//!   (its top folder, if it holds everything, is dropped). If the folder holds a
+//!   [`BUILD_SH`] (`build.sh`), `sh build.sh` builds it; otherwise it runs as it is. A file
+//!   rather than a fourth line of `info.txt`, because `info.txt` stays what every tournament
+//!   and the Polish judge read, and a build is often more than one command. Such a version is
+//!   labelled [`FOLDER_LANGUAGE`], and sees every language's toolchains.
+//!
+//! # The build
+//!
+//! It runs in the sandbox bots run in (`arbiter_sandbox`, docs/sandbox.md): under a user of
+//! its own, with no network, the system's folders and the language's toolchains read-only, in
+//! a writable copy of the player folder, with its own limits ([`BuildLimits`]: wall-clock
+//! time, memory, processes, output size; the largest file it may write is the output size).
+//! Its stdout and stderr together are the build log, of which the start and the end are kept.
+//! When it exits with 0, what it left in its copy of the folder (links as links; pipes,
+//! sockets and devices left out) is the program.
+//!
 //! A bot's mistake (a compile error, a build that runs for ever, a crash in the check) is an
 //! outcome, with its log and a reason in words its author understands; an error of Arbiter or
 //! of the machine (no sandbox, a full disk) is a [`BuildError`], so that the job is tried

@@ -64,32 +64,8 @@ pub(crate) fn run(
         Some(sandbox) => Some(sandbox.prepare(&argv, Some(dir))?),
         None => None,
     };
-    let mut process = match &jail {
-        Some(jail) => jail.command(),
-        None => {
-            let mut process = Command::new(&argv[0]);
-            process.args(&argv[1..]).current_dir(dir);
-            process
-        }
-    };
-    let (reader, writer) = io::pipe().map_err(BuildError::io("making a pipe for", dir))?;
-    let writer2 = writer
-        .try_clone()
-        .map_err(BuildError::io("making a pipe for", dir))?;
-    process
-        .stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(writer2)
-        .process_group(0);
     let started = Instant::now();
-    let mut child = process
-        .spawn()
-        .map_err(BuildError::io("starting the build in", dir))?;
-    // The pipe's writing ends now belong to the build alone: the log ends when it does.
-    drop(process);
-    if let Some(jail) = &jail {
-        jail.started(child.id());
-    }
+    let (mut child, reader) = spawn(&argv, dir, jail.as_ref())?;
     let (log, drained) = read_log(reader, limits.log_bytes);
     let waited = wait_until(&child, started + limits.time, stop);
     // Every process the build left is killed before its first process is reaped: its group
@@ -113,6 +89,41 @@ pub(crate) fn run(
         take_out(jail.scratch())?;
     }
     Ok(Ran { end, log, took })
+}
+
+/// Starts the build, in `jail` if there is one, its stdout and stderr into one pipe: the
+/// process and the pipe's reading end.
+fn spawn(
+    argv: &[String],
+    dir: &Path,
+    jail: Option<&Jail>,
+) -> Result<(Child, io::PipeReader), BuildError> {
+    let mut process = match jail {
+        Some(jail) => jail.command(),
+        None => {
+            let mut process = Command::new(&argv[0]);
+            process.args(&argv[1..]).current_dir(dir);
+            process
+        }
+    };
+    let (reader, writer) = io::pipe().map_err(BuildError::io("making a pipe for", dir))?;
+    let writer2 = writer
+        .try_clone()
+        .map_err(BuildError::io("making a pipe for", dir))?;
+    process
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer2)
+        .process_group(0);
+    let child = process
+        .spawn()
+        .map_err(BuildError::io("starting the build in", dir))?;
+    // The pipe's writing ends now belong to the build alone: the log ends when it does.
+    drop(process);
+    if let Some(jail) = jail {
+        jail.started(child.id());
+    }
+    Ok((child, reader))
 }
 
 fn end_of(status: ExitStatus) -> End {

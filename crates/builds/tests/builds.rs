@@ -77,7 +77,12 @@ fn builds_and_passes(test: &str, name: &str, bytes: &[u8], language: &str) -> St
     if let Some(took) = took {
         eprintln!("{name}: built in {:.2} s", took.as_secs_f64());
     }
+    let started = std::time::Instant::now();
     let outcome = check_built(&folder, language, &languages);
+    eprintln!(
+        "{name}: checked in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
     assert!(
         outcome.passed,
         "{name} failed its check: {:?}",
@@ -305,4 +310,139 @@ fn a_player_folder_without_info_txt_fails_with_the_reason() {
     };
     assert!(reason.contains("no info.txt"), "{reason}");
     assert!(!reason.contains(&*work.to_string_lossy()), "{reason}");
+}
+
+/// A `.tar.gz` of a player folder, its files at the top.
+fn tar_gz(files: &[(&str, &[u8], u32)]) -> Vec<u8> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    for (name, bytes, mode) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(*mode);
+        header.set_cksum();
+        tar.append_data(&mut header, name, *bytes).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+#[test]
+fn a_cpp_player_folder_handed_in_as_a_tar_gz_is_built_and_passes() {
+    need("g++");
+    let archive = tar_gz(&[
+        ("src/main.cpp", CPP_STARTER, 0o644),
+        ("info.txt", b"cpp\nC++ from a folder\n./build/bot\n", 0o644),
+        (
+            "build.sh",
+            b"set -e\nmkdir -p build\ng++ -O2 -std=c++17 -o build/bot src/main.cpp\n",
+            0o755,
+        ),
+    ]);
+    let work = arbiter_testdir::fresh("cpp-tgz");
+    let languages = Languages::defaults();
+    let source = Source::of_upload("bot.tgz", &archive);
+    let built = build(
+        source,
+        &languages,
+        &BuildLimits::default(),
+        &sandbox(),
+        &work,
+    )
+    .unwrap();
+    let Built::Ok { folder, .. } = built else {
+        panic!("{built:?}");
+    };
+    let outcome = check_built(&folder, FOLDER_LANGUAGE, &languages);
+    assert!(outcome.passed, "{:?}", outcome.reason);
+}
+
+#[test]
+fn a_hostile_archive_is_refused_with_the_reason_and_nothing_written_outside() {
+    let work = arbiter_testdir::fresh("hostile");
+    let archive = zip_folder(&[("../../escaped.txt", b"out\n"), ("info.txt", b"x\ny\nz\n")]);
+    let source = Source::of_upload("evil.zip", &archive);
+    let languages = Languages::defaults();
+    let built = build(
+        source,
+        &languages,
+        &BuildLimits::default(),
+        &sandbox(),
+        &work,
+    )
+    .unwrap();
+    let Built::Failed { reason, .. } = built else {
+        panic!("{built:?}");
+    };
+    assert!(
+        reason.starts_with("the archive cannot be unpacked"),
+        "{reason}"
+    );
+    assert!(reason.contains(".."), "{reason}");
+    assert!(!work.join("escaped.txt").exists());
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+}
+
+#[test]
+fn a_build_sh_that_fails_names_itself_in_the_reason() {
+    let archive = zip_folder(&[
+        ("info.txt", b"x\ny\n./bot\n"),
+        ("build.sh", b"echo compiling; exit 2\n"),
+    ]);
+    let work = arbiter_testdir::fresh("build-sh-fails");
+    let source = Source::of_upload("bot.zip", &archive);
+    let languages = Languages::defaults();
+    let built = build(
+        source,
+        &languages,
+        &BuildLimits::default(),
+        &sandbox(),
+        &work,
+    )
+    .unwrap();
+    let Built::Failed { reason, log } = built else {
+        panic!("{built:?}");
+    };
+    assert_eq!(reason, "build.sh exited with status 2");
+    assert_eq!(log, "compiling\n");
+}
+
+#[test]
+fn the_python_starter_of_every_game_passes_its_check() {
+    need("python3");
+    let languages = Languages::defaults();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for game in ["quoridor", "puoribor", "domino", "labyrinth"] {
+        let source = std::fs::read(examples.join(game).join("starter.py")).unwrap();
+        let built = build_file(
+            &format!("starter-{game}"),
+            "starter.py",
+            &source,
+            &languages,
+        );
+        let Built::Ok { folder, .. } = built else {
+            panic!("{game}: {built:?}");
+        };
+        let started = std::time::Instant::now();
+        let outcome = check(game, &serde_json::json!({}), &folder, &sandbox()).unwrap();
+        assert!(outcome.passed, "{game}: {:?}", outcome.reason);
+        let robot = arbiter_builds::check_robot(game).unwrap();
+        assert!(outcome.replays[0].label.contains(robot), "{game}");
+        eprintln!(
+            "{game}: checked against {robot} in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn a_check_of_a_game_that_does_not_exist_or_of_bad_settings_is_arbiters_error() {
+    let folder = arbiter_testdir::fresh("no-game");
+    let error = check("chess", &serde_json::json!({}), &folder, &sandbox()).unwrap_err();
+    assert!(error.to_string().contains("quoridor"), "{error}");
+    let settings = serde_json::json!({"board": 4});
+    let error = check("quoridor", &settings, &folder, &sandbox()).unwrap_err();
+    assert!(
+        error.to_string().starts_with("the settings of quoridor"),
+        "{error}"
+    );
 }

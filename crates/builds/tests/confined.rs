@@ -146,3 +146,22 @@ fn a_build_cannot_write_a_file_larger_than_its_output_limit() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_language_whose_compiler_is_missing_says_so() {
+    let built = probe(
+        "missing",
+        "no-such-compiler -o bot bot.probe",
+        &BuildLimits::default(),
+    );
+    let Built::Failed { reason, log } = built else {
+        panic!("{built:?}");
+    };
+    assert!(
+        reason.starts_with(
+            "no-such-compiler exited with status 127: no-such-compiler is not installed"
+        ),
+        "{reason}"
+    );
+    assert!(log.contains("not found"), "{log}");
+}
