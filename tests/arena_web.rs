@@ -80,7 +80,7 @@ async fn prepare(store: &ArenaStore, replay: &[u8]) {
 }
 
 /// Builds and checks (passing) every version the pages upload, as a worker would.
-async fn work(store: ArenaStore, replay: Vec<u8>, done: Arc<AtomicBool>) {
+async fn stand_in_worker(store: ArenaStore, replay: Vec<u8>, done: Arc<AtomicBool>) {
     while !done.load(Ordering::Relaxed) {
         match store.claim_job("browser-test", 60_000).await {
             Ok(Some(job)) if job.kind == JobKind::Build => {
@@ -156,7 +156,7 @@ fn arena_pages_in_a_browser() {
             state,
             std::future::pending(),
         ));
-        tokio::spawn(work(store, replay, done.clone()));
+        tokio::spawn(stand_in_worker(store, replay, done.clone()));
         url
     });
     run_browser("arena.mjs", &url, &[]);

@@ -70,7 +70,12 @@ function signedOut(me) {
     card("Sign up", "signup", signUp)));
 }
 
+function quotaText(me) {
+  return `${me.uploads_today} of ${me.uploads_per_day} uploads in the last 24 hours`;
+}
+
 function uploadCard(me, bots, refresh) {
+  const quota = h("p", { class: "muted", id: "quota" }, quotaText(me));
   const games = me.arena.games.map((g) => h("option", { value: g }, g));
   const teams = me.teams.map((t) => h("option", { value: t.name, selected: t.name === me.user.name }, t.name));
   const names = h("datalist", { id: "bot-names" }, bots.map((b) => h("option", { value: b.name }, `${b.game} · ${b.team}`)));
@@ -88,10 +93,11 @@ function uploadCard(me, bots, refresh) {
     data.append("file", f.file.files[0]);
     const answer = await send("POST", `/api/arena/bots/${enc(f.game.value)}/${enc(f.bot.value)}/versions`, data);
     f.file.value = "";
+    me.uploads_today += 1;
+    quota.textContent = quotaText(me);
     refresh();
     return `version ${answer.version} of ${f.bot.value} is ${answer.state}`;
   });
-  const quota = h("p", { class: "muted", id: "quota" }, `${me.uploads_today} of ${me.uploads_per_day} uploads in the last 24 hours`);
   return card("Upload a version", "upload", upload, quota);
 }
 
