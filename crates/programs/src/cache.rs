@@ -83,7 +83,8 @@ fn next() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::archive::tests::{player, raw, scratch};
+    use crate::archive::tests::{player, scratch};
+    use crate::legacy::tests::raw;
     use crate::pack;
 
     #[test]

@@ -1,17 +1,32 @@
 //! Player folders as content-addressed archives, so that a program handed in on one machine
-//! runs on every machine of a tournament.
+//! runs on every machine of a tournament; and archives handed in by bot authors, unpacked
+//! safely.
 //!
-//! - [`archive`]: a folder packed into one deterministic archive named by its hash (the same
-//!   folder gives the same hash on any machine), and unpacked again with that hash checked.
+//! - [`archive`]: a folder packed into one deterministic `.tar.gz` archive named by its SHA-256
+//!   (the same folder gives the same bytes, so the same name, on any machine), and unpacked
+//!   again with that hash checked.
 //! - [`cache`]: the local folders of programs by hash, filled from archives; any number of
 //!   workers on one machine share it.
+//! - [`upload`]: a `.zip` or `.tar.gz` of a player folder from a stranger, unpacked into a
+//!   folder with everything hostile refused (links, `..`, devices, bombs, a million entries).
+//!
+//! Why a `.tar.gz`: it is the format an operator already has the tools for — `tar xzf` opens
+//! a stored program, `sha256sum` prints its name — and the `tar` crate writes it without a
+//! format of our own to keep. Why deterministic, as `cargo package` makes crates: entries
+//! sorted, no times, owners or user names, fixed modes, a gzip header with no name or time;
+//! so storing one folder twice (two tournaments, two machines) stores one program. Programs
+//! stored in the format before this one (an own stream of entries) still unpack: the reader
+//! tells them by the bytes they inflate to first.
 //!
 //! The crate knows nothing of databases or tournaments: the store keeps the archives, the
-//! tournament crate asks for a program's local folder.
+//! tournament crate asks for a program's local folder, the arena unpacks uploads.
 #![warn(missing_docs)]
 
 pub mod archive;
 pub mod cache;
+mod legacy;
+mod tarstream;
+pub mod upload;
 
 use std::io;
 use std::path::PathBuf;

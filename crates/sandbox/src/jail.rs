@@ -220,6 +220,13 @@ impl Jail {
     pub fn argv(&self) -> &[String] {
         &self.argv
     }
+
+    /// The bot's scratch folder on the host (the copy of its player folder it works in), as
+    /// it is while the jail lives: what a build made there is taken from it once every
+    /// process of the jail is gone ([`Jail::kill_all`]). It belongs to the bot's user.
+    pub fn scratch(&self) -> &Path {
+        &self.scratch
+    }
 }
 
 impl Drop for Jail {

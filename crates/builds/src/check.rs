@@ -1,0 +1,422 @@
+//! The check a built version plays before it may be active: a short match against the game's
+//! weakest robot (the first of its robots, weakest first: Quoridor's `random`) from every seat,
+//! and one against itself (two copies, any other seat a robot). Any fault of the version — a
+//! crash, a late answer, a malformed answer, a move against the rules — fails it, with the
+//! match's replay kept for its author and the fault in words they understand.
+//!
+//! The check asks whether the version plays by the protocol, not how fast: it is timed
+//! [`CHECK_SLACK`] times as generously as the game, with [`CHECK_STARTUP`] more for a start-up (a JVM on a
+//! busy build machine), so that a busy machine does not fail a version that is in time in real
+//! matches. One that does not answer at all, or does not flush its answer, still times out.
+//!
+//! Unlike a tournament's compliance check (`arbiter_tournament::compliance`), which asks only
+//! whether a program speaks the protocol up to its first turn, this one plays whole matches:
+//! a version that passes has played every seat to the end.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use arbiter_catalog::{
+    Catalog, CatalogGame, Games, MatchPlan, PlayError, RobotSeeds, SeatPlan, Start, TableSetup,
+    Visit, play_to_replay,
+};
+use arbiter_games::TimeControl;
+use arbiter_referee::{
+    Commands, Fault, MatchConfig, MatchReport, SeatError, SeatSpec, read_player_folder,
+};
+use arbiter_replay::{Record, ReplayReader};
+use arbiter_sandbox::{Sandbox, SandboxError, SandboxPolicy};
+
+use crate::BuildError;
+use crate::build::in_folder;
+
+/// Times a match of the check is played when Arbiter or the machine failed it, not the bot.
+const CHECK_ATTEMPTS: u32 = 3;
+/// The end of the bot's stderr a reason quotes.
+const STDERR_TAIL_CHARS: usize = 300;
+/// How many times the game's time limits the check allows.
+pub const CHECK_SLACK: u32 = 5;
+/// The time a version's start-up is allowed in the check besides the game's.
+pub const CHECK_STARTUP: Duration = Duration::from_secs(10);
+/// The largest replay of a check kept (a match of a few hundred turns is some kilobytes).
+const MAX_REPLAY_BYTES: u64 = 16 << 20;
+
+/// What the check of a version found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckOutcome {
+    /// Whether the version may play.
+    pub passed: bool,
+    /// Why it may not, for its author.
+    pub reason: Option<String>,
+    /// The replays of the matches played, in order: the failed one last.
+    pub replays: Vec<CheckReplay>,
+}
+
+/// The replay of one match of a check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckReplay {
+    /// Which match: "against random, as player 1", "against itself".
+    pub label: String,
+    /// The replay, gzip-compressed JSON Lines.
+    pub jsonl_gz: Vec<u8>,
+}
+
+/// The robot the check of `game` plays against: its weakest, if the game is known.
+pub fn check_robot(game: &str) -> Option<&'static str> {
+    Games::info(game).and_then(|g| g.robots.first().copied())
+}
+
+/// Plays the check of the player folder `folder` for `game` with `settings` (the game's
+/// settings as JSON; `{}` for its defaults), its programs in `sandbox`: against the game's
+/// weakest robot from every seat, and against itself.
+pub fn check(
+    game: &str,
+    settings: &serde_json::Value,
+    folder: &Path,
+    sandbox: &SandboxPolicy,
+) -> Result<CheckOutcome, BuildError> {
+    check_in::<Games>(game, settings, folder, sandbox)
+}
+
+/// [`check`] with the games of `C` (a test's catalog).
+pub fn check_in<C: Catalog>(
+    game: &str,
+    settings: &serde_json::Value,
+    folder: &Path,
+    sandbox: &SandboxPolicy,
+) -> Result<CheckOutcome, BuildError> {
+    let visit = CheckGame {
+        settings,
+        folder,
+        sandbox,
+    };
+    C::visit(game, visit).unwrap_or_else(|_| {
+        let names: Vec<&str> = C::games().iter().map(|g| g.name).collect();
+        Err(BuildError::UnknownGame {
+            game: game.to_owned(),
+            games: names.join(", "),
+        })
+    })
+}
+
+struct CheckGame<'a> {
+    settings: &'a serde_json::Value,
+    folder: &'a Path,
+    sandbox: &'a SandboxPolicy,
+}
+
+impl Visit for CheckGame<'_> {
+    type Output = Result<CheckOutcome, BuildError>;
+
+    fn visit<G: CatalogGame>(self) -> Self::Output {
+        let settings_error = |why: String| BuildError::Settings {
+            game: G::NAME.to_owned(),
+            why,
+        };
+        let mut settings: G::Settings = serde_json::from_value(self.settings.clone())
+            .map_err(|e| settings_error(e.to_string()))?;
+        // A game that draws its board (Domino) draws the same one at every check.
+        if let Some(seed) = G::board_seed(&mut settings) {
+            seed.get_or_insert(1);
+        }
+        let players = G::seats(&settings, 0);
+        G::build(&settings, &TableSetup::numbered(players)).map_err(|e| settings_error(e.0))?;
+        let spec = match read_player_folder(self.folder, Commands::AsWritten) {
+            Ok(spec) => spec,
+            Err(error) => return Ok(failed(vec![], in_folder(&error.to_string(), self.folder))),
+        };
+        let sandbox = self.sandbox.open()?;
+        let mut replays = Vec::new();
+        for plan in matches::<G>(players) {
+            let played = play_checked::<G>(&settings, &spec, &plan, sandbox.as_ref())?;
+            replays.push(CheckReplay {
+                label: plan.label.clone(),
+                jsonl_gz: played.replay,
+            });
+            if let Some(reason) = played.fault {
+                return Ok(failed(replays, in_folder(&reason, self.folder)));
+            }
+        }
+        Ok(CheckOutcome {
+            passed: true,
+            reason: None,
+            replays,
+        })
+    }
+}
+
+fn failed(replays: Vec<CheckReplay>, reason: String) -> CheckOutcome {
+    CheckOutcome {
+        passed: false,
+        reason: Some(reason),
+        replays,
+    }
+}
+
+/// One match of the check: which seats the version takes, the others being the robot's.
+#[derive(Debug, PartialEq, Eq)]
+struct CheckMatch {
+    label: String,
+    /// Seats of the version, in order.
+    version: Vec<usize>,
+    players: usize,
+    robot: &'static str,
+    seed: u64,
+}
+
+/// The matches of the check of a game of `players` seats.
+fn matches<G: CatalogGame>(players: usize) -> Vec<CheckMatch> {
+    let robot = G::ROBOTS[0];
+    let mut plans: Vec<CheckMatch> = (0..players)
+        .map(|seat| CheckMatch {
+            label: match players {
+                1 => "alone".to_owned(),
+                _ => format!("against {robot}, as player {seat}"),
+            },
+            version: vec![seat],
+            players,
+            robot,
+            seed: seat as u64 + 1,
+        })
+        .collect();
+    if players >= 2 {
+        plans.push(CheckMatch {
+            label: "against itself".into(),
+            version: vec![0, 1],
+            players,
+            robot,
+            seed: players as u64 + 1,
+        });
+    }
+    plans
+}
+
+/// A match of the check played: its replay, and the version's first fault in words.
+struct Played {
+    replay: Vec<u8>,
+    fault: Option<String>,
+}
+
+/// Plays `plan`, again when Arbiter or the machine failed it (up to [`CHECK_ATTEMPTS`]).
+fn play_checked<G: CatalogGame>(
+    settings: &G::Settings,
+    spec: &SeatSpec,
+    plan: &CheckMatch,
+    sandbox: Option<&Sandbox>,
+) -> Result<Played, BuildError> {
+    let file = ReplayFile::new();
+    let mut attempt = 1;
+    loop {
+        match play_once::<G>(settings, spec, plan, sandbox, &file.0) {
+            Ok(report) => {
+                let replay = arbiter_text::read_capped(&file.0, MAX_REPLAY_BYTES)
+                    .map_err(BuildError::io("reading the check's replay", &file.0))?;
+                let fault = fault_of(&report, plan, &file.0);
+                return Ok(Played { replay, fault });
+            }
+            Err(error) => match classify(&error) {
+                Failure::Bot => {
+                    return Ok(Played {
+                        replay: Vec::new(),
+                        fault: Some(format!("could not start {}: {}", plan.label, error.chain())),
+                    });
+                }
+                Failure::Arbiter if attempt < CHECK_ATTEMPTS => attempt += 1,
+                Failure::Arbiter => {
+                    return Err(BuildError::Check(format!(
+                        "{} ({attempt} tries): {}",
+                        plan.label,
+                        error.chain()
+                    )));
+                }
+            },
+        }
+    }
+}
+
+fn play_once<G: CatalogGame>(
+    settings: &G::Settings,
+    spec: &SeatSpec,
+    plan: &CheckMatch,
+    sandbox: Option<&Sandbox>,
+    replay: &Path,
+) -> Result<MatchReport, PlayError> {
+    let seats = (0..plan.players)
+        .map(|seat| match plan.version.iter().position(|&s| s == seat) {
+            Some(copy) => SeatPlan::Spec(copy_of(spec, copy)),
+            None => SeatPlan::Robot {
+                name: format!("{}_{seat}", plan.robot),
+                robot: plan.robot.to_owned(),
+            },
+        })
+        .collect();
+    play_to_replay::<G>(MatchPlan {
+        start: Start::Settings(settings),
+        seats,
+        session: None,
+        config: MatchConfig {
+            seed: plan.seed,
+            time: Some(lenient(G::PROTOCOL.time)),
+            ..MatchConfig::default()
+        },
+        robot_seeds: RobotSeeds::Spread,
+        replay: Some(replay),
+        sandbox,
+    })
+}
+
+/// The game's time control `own`, as the check times it: [`CHECK_SLACK`] times as long, and
+/// [`CHECK_STARTUP`] more for the first answer.
+fn lenient(own: TimeControl) -> TimeControl {
+    match own {
+        TimeControl::Bank { initial, increment } => TimeControl::Bank {
+            initial: initial * CHECK_SLACK + CHECK_STARTUP,
+            increment: increment * CHECK_SLACK,
+        },
+        TimeControl::PerReply { limit, first_extra } => TimeControl::PerReply {
+            limit: limit * CHECK_SLACK,
+            first_extra: first_extra * CHECK_SLACK + CHECK_STARTUP,
+        },
+    }
+}
+
+/// The version's seat spec for its `copy`-th seat of a match: the second copy playing itself
+/// gets a name of its own.
+fn copy_of(spec: &SeatSpec, copy: usize) -> SeatSpec {
+    let mut spec = spec.clone();
+    if let SeatSpec::Folder { alias, .. } = &mut spec
+        && copy > 0
+    {
+        alias.push_str(&format!("_{}", copy + 1));
+    }
+    spec
+}
+
+/// Whose a failed match is.
+enum Failure {
+    /// The version's: its program cannot start (not found, not executable).
+    Bot,
+    /// Arbiter's or the machine's: worth trying again.
+    Arbiter,
+}
+
+/// As the tournaments tell a player whose program cannot be started from everything else
+/// (`arbiter_tournament::arena`).
+fn classify(error: &PlayError) -> Failure {
+    let PlayError::CannotStart { source, .. } = error else {
+        return Failure::Arbiter;
+    };
+    let machine = match source {
+        SeatError::CannotStart { error, .. } => matches!(
+            error.raw_os_error(),
+            Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE)
+        ),
+        SeatError::Sandbox(error) => matches!(error, SandboxError::Io { .. }),
+        _ => false,
+    };
+    match machine {
+        true => Failure::Arbiter,
+        false => Failure::Bot,
+    }
+}
+
+/// The version's first fault in the match, in words: what it did, in which match, the
+/// referee's words for it and the end of its stderr up to then.
+fn fault_of(report: &MatchReport, plan: &CheckMatch, replay: &Path) -> Option<String> {
+    let (seat, fault) = plan
+        .version
+        .iter()
+        .filter_map(|&seat| Some((seat, report.bots.get(seat)?.first_fault?)))
+        .next()?;
+    let what = match fault {
+        Fault::Crash => "crashed",
+        Fault::Timeout => "did not answer in time",
+        Fault::Malformed => "answered something that is not a move of the protocol",
+        Fault::Illegal(()) => "played a move against the rules",
+    };
+    let mut reason = format!("{what} {}", plan.label);
+    if plan.version.len() > 1 {
+        reason.push_str(&format!(" (as player {seat})"));
+    }
+    match first_error(replay, seat) {
+        Ok(Some((tick, error, log))) => {
+            reason.push_str(&format!(", at turn {tick}: {error}"));
+            let log = log.trim();
+            if !log.is_empty() {
+                let chars: Vec<char> = log.chars().collect();
+                let tail: String = chars[chars.len().saturating_sub(STDERR_TAIL_CHARS)..]
+                    .iter()
+                    .collect();
+                reason.push_str(&format!(
+                    " (its stderr ends: {})",
+                    tail.replace('\n', " | ")
+                ));
+            }
+        }
+        Ok(None) => {}
+        Err(why) => reason.push_str(&format!(" ({why})")),
+    }
+    Some(reason)
+}
+
+/// The first error of seat `seat` in the replay: its tick, the referee's words, and what the
+/// bot wrote to stderr up to then.
+fn first_error(replay: &Path, seat: usize) -> Result<Option<(u32, String, String)>, String> {
+    let what = |e: &dyn std::fmt::Display| format!("its replay could not be read: {e}");
+    let mut reader = ReplayReader::open(replay).map_err(|e| what(&e))?;
+    let mut log = String::new();
+    while let Some(record) = reader.next_record().map_err(|e| what(&e))? {
+        let Record::Tick(tick) = record else { continue };
+        let Some(bot) = tick.bots.get(seat) else {
+            continue;
+        };
+        log.push_str(&bot.log);
+        if let Some(error) = &bot.error {
+            return Ok(Some((tick.tick, error.clone(), log)));
+        }
+    }
+    Ok(None)
+}
+
+/// A temporary file for one match's replay, removed when dropped.
+struct ReplayFile(PathBuf);
+
+impl ReplayFile {
+    fn new() -> ReplayFile {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let name = format!("arbiter-check-{}-{n}.jsonl.gz", std::process::id());
+        ReplayFile(std::env::temp_dir().join(name))
+    }
+}
+
+impl Drop for ReplayFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_games::quoridor::Quoridor;
+
+    #[test]
+    fn quoridor_is_checked_from_both_seats_against_random_and_against_itself() {
+        let plans = matches::<Quoridor>(2);
+        let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "against random, as player 0",
+                "against random, as player 1",
+                "against itself"
+            ]
+        );
+        assert_eq!(plans[2].version, [0, 1]);
+        assert_eq!(matches::<Quoridor>(4).len(), 5);
+        assert_eq!(check_robot("quoridor"), Some("random"));
+        assert_eq!(check_robot("chess"), None);
+    }
+}

@@ -1,0 +1,71 @@
+//! What a build left in its jail's copy of the player folder, taken out before the jail
+//! removes it: within bounds, links as links, files with their permissions (no set-user-id
+//! bit), named pipes, sockets and devices left out, all of it then Arbiter's own.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::Path;
+
+use arbiter_folder::{Bounds, Entry, Kind, Over, WalkError};
+
+use crate::BuildError;
+
+/// Copies the folder `from` into `to` (which must not exist), within `bounds`: which bound
+/// the folder is over, if one is (the version's fault), or an error of the machine.
+pub(crate) fn copy_out(
+    from: &Path,
+    to: &Path,
+    bounds: &Bounds,
+) -> Result<Option<Over>, BuildError> {
+    fs::create_dir(to).map_err(BuildError::io("making", to))?;
+    let mut copy = |entry: &Entry<'_>| -> io::Result<()> {
+        let target = to.join(entry.path);
+        let mode = fs::Permissions::from_mode(entry.mode() & 0o777);
+        match entry.kind {
+            Kind::Folder => {
+                fs::create_dir(&target)?;
+                fs::set_permissions(
+                    &target,
+                    fs::Permissions::from_mode(entry.mode() & 0o777 | 0o700),
+                )
+            }
+            Kind::File => {
+                // No more than was counted, should the file grow meanwhile.
+                let mut source = io::Read::take(entry.open_file()?, entry.len());
+                let mut copied = fs::File::create_new(&target)?;
+                io::copy(&mut source, &mut copied)?;
+                copied.set_permissions(mode)
+            }
+            Kind::Link => symlink(entry.read_link()?, &target),
+            Kind::NamedPipe | Kind::Socket | Kind::Device => Ok(()),
+        }
+    };
+    match arbiter_folder::walk(from, bounds, &mut copy) {
+        Ok(_) => Ok(None),
+        Err(WalkError::Over(over)) => Ok(Some(over)),
+        Err(WalkError::Io { path, error }) => Err(BuildError::Io {
+            what: "taking the built folder out of the sandbox at",
+            path: from.join(path),
+            source: error,
+        }),
+    }
+}
+
+/// A bound gone over, for the version's author.
+pub(crate) fn over_reason(over: Over, bounds: &Bounds) -> String {
+    match over {
+        Over::Bytes => format!(
+            "the build left more than {} in its folder",
+            arbiter_text::size(bounds.bytes)
+        ),
+        Over::Entries => format!(
+            "the build left more than {} files, folders and links in its folder",
+            bounds.entries
+        ),
+        Over::Depth => format!(
+            "the build left folders more than {} deep in its folder",
+            bounds.depth
+        ),
+    }
+}
