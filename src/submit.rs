@@ -142,8 +142,11 @@ fn report(args: &SubmitArgs, number: i64, version: &Value) -> Result<Outcome> {
             args.bot,
             shown(reason.unwrap_or(state))
         );
-        if let Some(log) = version["build_log"].as_str().filter(|l| !l.is_empty()) {
-            errln!("{}", shown(log.trim_end()));
+        if let Some(log) = version["build_log"].as_str() {
+            // Line by line: escaping the whole log would show its line breaks as `\n`.
+            for line in log.trim_end().lines() {
+                errln!("{}", shown(line));
+            }
         }
     } else if state != "active" {
         errln!(
