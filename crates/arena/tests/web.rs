@@ -905,6 +905,22 @@ async fn a_script_makes_or_reuses_its_bot_and_another_team_cannot_take_the_name(
         .await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert_eq!(answer.json()["kind"], "bad_request");
+    // A script's token needs no CSRF token, whatever Origin it says.
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/api/arena/bots")
+        .header(header::HOST, HOST)
+        .header(header::ORIGIN, "http://elsewhere.example")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::AUTHORIZATION, "Bearer token-of-bob")
+        .body(Body::from(
+            json!({"game": "quoridor", "name": "bobs"}).to_string(),
+        ))
+        .unwrap();
+    assert_eq!(
+        arena.send(&mut bob.clone(), request).await.status,
+        StatusCode::CREATED
+    );
     let wrong = Client {
         bearer: Some("not-a-token".into()),
         ..Client::default()
@@ -1133,4 +1149,70 @@ fn sessions_are_kept_in_postgresql_too() {
             StatusCode::NO_CONTENT
         );
     });
+}
+
+#[tokio::test]
+async fn event_streams_are_bounded() {
+    let config = ArenaConfig {
+        max_streams: 1,
+        ..ArenaConfig::default()
+    };
+    let arena = arena("arena-streams", config).await;
+    let (user, mut ada) = arena.token_user("ada", false).await;
+    let team = arena.store.team_by_name("ada").await.unwrap().unwrap();
+    let bot = arena
+        .store
+        .add_bot(team.id, "quoridor", "b1")
+        .await
+        .unwrap();
+    arena
+        .store
+        .add_version(bot.id, user.id, "bot.cpp", b"int main() {}")
+        .await
+        .unwrap();
+    let open = |uri: &str, token: Option<&str>| {
+        let mut request = Request::builder().uri(uri).header(header::HOST, HOST);
+        if let Some(token) = token {
+            request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    // The first stream stays open (its bot's stream never ends), holding the one place.
+    let first = arena
+        .app
+        .clone()
+        .oneshot(open("/api/arena/bots/quoridor/b1/events", None))
+        .await
+        .unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    let second = arena
+        .get(&mut ada, "/api/arena/bots/quoridor/b1/versions/1/events")
+        .await;
+    assert_eq!(
+        second.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        second.text()
+    );
+    assert_eq!(second.json()["kind"], "busy");
+    drop(first);
+    let visitor = arena
+        .app
+        .clone()
+        .oneshot(open("/api/arena/me/bots/events", None))
+        .await
+        .unwrap();
+    assert_eq!(
+        visitor.status(),
+        StatusCode::UNAUTHORIZED,
+        "a visitor has no bots to follow"
+    );
+    let mine = open("/api/arena/me/bots/events", Some("token-of-ada"));
+    let mut body = arena.app.clone().oneshot(mine).await.unwrap().into_body();
+    let frame = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    let text = String::from_utf8(frame.to_vec()).unwrap();
+    assert!(
+        text.contains("event: bots") && text.contains(r#""name":"b1""#),
+        "{text}"
+    );
 }
