@@ -5,6 +5,7 @@
 // Every command prints through `out::outln!`, whose broken pipe ends the command quietly.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+mod arena;
 mod bench;
 mod bot;
 mod cli;
@@ -14,6 +15,7 @@ mod perft;
 mod play;
 mod replay_cmd;
 mod sprt;
+mod submit;
 mod tournament;
 mod web;
 mod worker;
@@ -66,6 +68,11 @@ enum Command {
     GameServer(game_server::GameServerArgs),
     /// Manage the game server's team accounts (argon2-hashed passwords).
     Accounts(game_server::AccountsArgs),
+    /// The arena: bot authors sign in, hand in source code, and see it built and checked.
+    Arena(arena::ArenaArgs),
+    /// Hand in a version of a bot to an arena and wait until it is built and checked (exit
+    /// status 0 active, 1 its build or check failed, 2 a usage or connection error).
+    Submit(submit::SubmitArgs),
     /// Older name of `arbiter replay view`.
     #[command(hide = true)]
     View(web::ViewArgs),
@@ -157,6 +164,8 @@ pub fn run<C: Catalog>(argv: impl IntoIterator<Item = impl Into<OsString>>) -> E
         Command::Web(args) => web::serve(args),
         Command::GameServer(args) => game_server::run::<C>(args),
         Command::Accounts(args) => game_server::accounts(args),
+        Command::Arena(args) => arena::run::<C>(args),
+        Command::Submit(args) => return submit::run(args),
         Command::View(args) => web::view(args),
         Command::Export(args) => web::html(args),
     };

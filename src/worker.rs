@@ -1,10 +1,13 @@
 //! `arbiter worker`: claims matches of any open tournament of a store and plays them, on this
 //! machine, beside any number of other workers on this one or others (docs/organisers.md,
-//! "Many machines").
+//! "Many machines"). It also builds and checks the versions handed in to an arena on the same
+//! store (`arbiter arena serve --no-work`), unless `--no-arena`.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use arbiter_arena::work::work;
 use arbiter_catalog::Catalog;
 use arbiter_store::{Scope, Tournament};
 use arbiter_text::for_terminal as shown;
@@ -12,6 +15,7 @@ use arbiter_tournament::pool::{self, Arena, PoolEvent, RunOptions, Until};
 use arbiter_tournament::{TournamentError, WorkerName};
 use clap::Args;
 
+use crate::arena::WorkArgs;
 use crate::out::errln;
 use crate::tournament::{LeaseArg, StoredArena, default_jobs};
 
@@ -34,6 +38,15 @@ pub struct WorkerArgs {
     name: Option<String>,
     #[command(flatten)]
     lease: LeaseArg,
+    /// Build and check no arena versions: play matches only.
+    #[arg(long)]
+    no_arena: bool,
+    /// The arena's games file (`arbiter arena serve --games-file`): the settings its checks
+    /// are played with. Without it, every game plays its checks with its default settings.
+    #[arg(long, value_name = "TOML")]
+    games_file: Option<PathBuf>,
+    #[command(flatten)]
+    arena: WorkArgs,
 }
 
 pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
@@ -60,6 +73,11 @@ pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
         shown(&args.db),
         options.jobs
     );
+    let arena = if args.no_arena {
+        None
+    } else {
+        Some(ArenaWorker::start::<C>(&args)?)
+    };
     let arenas = |t: &Tournament| -> Result<Arc<dyn Arena>, TournamentError> {
         crate::visit::<C, _>(&t.game, StoredArena(t))
             .map_err(|e| TournamentError::TableSetup(format!("tournament {}: {e}", t.id)))?
@@ -69,7 +87,11 @@ pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
             errln!("{line}");
         }
     })
-    .with_context(|| format!("worker on {}", args.db))?;
+    .with_context(|| format!("worker on {}", args.db));
+    if let Some(arena) = arena {
+        arena.stop();
+    }
+    let summary = summary?;
     errln!(
         "worker {worker}: {} match(es) played, {} failed, {} refused, {} put back",
         summary.played,
@@ -79,6 +101,50 @@ pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
     );
     store.close();
     Ok(())
+}
+
+/// The arena's builds and checks, worked on by a thread of their own beside the matches.
+struct ArenaWorker {
+    stop: tokio::sync::watch::Sender<bool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl ArenaWorker {
+    fn start<C: Catalog>(args: &WorkerArgs) -> Result<ArenaWorker> {
+        // Every game of the catalog: a worker builds for whatever the arena offers.
+        let games = crate::arena::offered_games::<C>(&[], args.games_file.as_deref())?;
+        let languages = crate::arena::languages(args.arena.languages.as_deref())?;
+        let mut options = crate::arena::work_options(&args.arena, languages, &games);
+        if let Some(name) = &args.name {
+            options.worker = format!("{name}/arena");
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("starting the arena's runtime")?;
+        let store = runtime
+            .block_on(arbiter_store::ArenaStore::open(
+                &args.db,
+                arbiter_store::Presence::MustExist,
+            ))
+            .with_context(|| format!("opening the arena's store {}", args.db))?;
+        let (stop, mut stopped) = tokio::sync::watch::channel(false);
+        let thread = std::thread::Builder::new()
+            .name("arena-work".into())
+            .spawn(move || {
+                runtime.block_on(work(store, options, async move {
+                    let _ = stopped.wait_for(|stop| *stop).await;
+                }));
+            })
+            .context("starting the arena's worker")?;
+        Ok(ArenaWorker { stop, thread })
+    }
+
+    /// Stops it: builds running are stopped and handed back to the queue.
+    fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = self.thread.join();
+    }
 }
 
 /// What a worker tells about an event: each match it played, beside what every worker tells.

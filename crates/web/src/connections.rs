@@ -3,10 +3,12 @@
 //! a connection that sends no complete request head for a while, whether new or kept alive
 //! between requests, is closed. A response being sent (a replay, a live match) is not idle.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -23,13 +25,14 @@ connection: close\r\ncontent-length: 79\r\n\r\n\
 /// How long accepting waits after failing (out of descriptors, say) before trying again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
-/// Serves `app` on `listener` until the process ends.
+/// Serves `app` on `listener` until the process ends. Each request carries the address of
+/// its client as axum's `ConnectInfo<SocketAddr>` (login throttling counts failures by it).
 pub async fn serve(listener: TcpListener, app: Router, limits: Limits) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let mut warned = false;
     loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
             Err(e) => {
                 if !std::mem::replace(&mut warned, true) {
                     eprintln!("arbiter serve: cannot accept a connection ({e}); retrying");
@@ -45,14 +48,20 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits) -> std::i
         };
         let app = app.clone();
         tokio::spawn(async move {
-            serve_connection(stream, app, limits.idle_timeout).await;
+            serve_connection(stream, peer, app, limits.idle_timeout).await;
             drop(slot);
         });
     }
 }
 
-async fn serve_connection(stream: TcpStream, app: Router, idle_timeout: Duration) {
+async fn serve_connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    app: Router,
+    idle_timeout: Duration,
+) {
     let _ = stream.set_nodelay(true);
+    let app = app.layer(axum::Extension(ConnectInfo(peer)));
     let service = TowerToHyperService::new(app);
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())

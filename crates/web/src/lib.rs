@@ -36,6 +36,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_http::compression::CompressionLayer;
 
+pub use connections::serve as serve_router;
 pub use error::AppError;
 use error::AppResult;
 use extract::{ApiPath, ApiQuery};

@@ -22,6 +22,17 @@ export function replaySource(query) {
       streamUrl: (from) => `/api/replay/stream?id=${enc(id)}&from=${from}`,
     };
   }
+  const arena = query.get("arena");
+  if (arena) {
+    // A check replay of an arena bot's version: `game/bot/version/index`.
+    const [game, bot, version, index] = arena.split("/");
+    return {
+      label: `${bot} v${version}, check ${Number(index) + 1}`,
+      load: () => getJSON(`/api/arena/bots/${enc(game)}/${enc(bot)}/versions/${enc(version)}/check/${enc(index)}/replay`),
+      // Played whole before it is shown: nothing to follow.
+      streamUrl: null,
+    };
+  }
   const t = query.get("t");
   const check = query.get("check");
   if (t && check) {

@@ -1,0 +1,412 @@
+//! `arbiter arena`: the operator's commands of the arena — users, API tokens, invite codes —
+//! and the site itself (`serve`), which also builds and checks what is handed in unless
+//! `--no-work`. The crates do the work (the store, `arbiter-arena`, `arbiter-builds`); this
+//! only reads flags and prints.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use arbiter_arena::work::{WorkOptions, work};
+use arbiter_arena::{ArenaConfig, ArenaState, OfferedGame};
+use arbiter_builds::Languages;
+use arbiter_catalog::{Catalog, CatalogGame, TableSetup, Visit};
+use arbiter_programs::upload::UploadLimits;
+use arbiter_store::{ArenaStore, Presence};
+use arbiter_tournament::WorkerName;
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+use crate::out::outln;
+
+#[derive(Args)]
+pub struct ArenaArgs {
+    #[command(subcommand)]
+    command: ArenaCommand,
+}
+
+#[derive(Subcommand)]
+enum ArenaCommand {
+    /// Users of the arena.
+    User(UserArgs),
+    /// Print a new API token of a user, for scripts (`arbiter submit` reads it from
+    /// ARBITER_TOKEN). The store keeps only its SHA-256.
+    Token(TokenArgs),
+    /// Print new invite codes, each good for one sign-up (when sign-up is not open).
+    Invite(InviteArgs),
+    /// Serve the arena's pages and API; prints `arena on http://ADDR` once it listens, and
+    /// serves until SIGTERM. It builds and checks what is handed in too, unless --no-work.
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// The address to listen on (port 0: any free port, printed). Behind a reverse proxy that
+    /// speaks TLS, listen on 127.0.0.1 and give --secure-cookies.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Build and check nothing in this process: `arbiter worker --db` processes do it.
+    #[arg(long)]
+    no_work: bool,
+    /// A game the arena offers, with its default settings; give it once per game. Default:
+    /// every game of the catalog (or those of --games-file).
+    #[arg(long = "game", value_name = "GAME")]
+    games: Vec<String>,
+    /// A TOML file of the games offered and their settings: a table [games.NAME] per game,
+    /// its keys the game's settings as tournaments store them.
+    #[arg(long, value_name = "TOML")]
+    games_file: Option<PathBuf>,
+    /// Let anyone sign up; else only with an invite code (`arbiter arena invite`).
+    #[arg(long)]
+    open_signup: bool,
+    /// Show every replay's logs (bots' stderr, #draw lines) to everyone, not only to the
+    /// bot's team and the admins.
+    #[arg(long)]
+    public_logs: bool,
+    /// Send the session cookie over HTTPS only: the arena is reached through a reverse proxy
+    /// that speaks TLS.
+    #[arg(long)]
+    secure_cookies: bool,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    work: WorkArgs,
+}
+
+/// What one upload may be.
+#[derive(Args)]
+struct LimitArgs {
+    /// The most MiB of one upload (the file as sent), 1 to 1024.
+    #[arg(long, value_name = "MIB", default_value_t = 8,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_upload_mb: u64,
+    /// The most MiB an archive's files may hold once unpacked, 1 to 4096.
+    #[arg(long, value_name = "MIB", default_value_t = 64,
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_unpacked_mb: u64,
+    /// The most files and folders in an archive, 1 to 100000.
+    #[arg(long, value_name = "N", default_value_t = 2_000,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_entries: u64,
+    /// The most folders deep a name in an archive may be, 1 to 64.
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    max_depth: u32,
+    /// Versions one user may hand in per 24 hours, 1 to 100000.
+    #[arg(long, value_name = "N", default_value_t = 50,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    uploads_per_day: u32,
+}
+
+/// How this process builds and checks the arena's versions.
+#[derive(Args)]
+pub(crate) struct WorkArgs {
+    /// Builds and checks run at once, 1 to 64.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    build_jobs: u64,
+    /// A TOML file that adds languages to the default table or changes theirs (extensions,
+    /// build and run commands, toolchain folders).
+    #[arg(long, value_name = "TOML")]
+    pub(crate) languages: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct UserArgs {
+    #[command(subcommand)]
+    command: UserCommand,
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Make a user (and its own team of the same name); the password is read from standard
+    /// input, one line.
+    Add(UserAddArgs),
+}
+
+/// The arena's store.
+#[derive(Args)]
+struct DbArg {
+    /// The store: a SQLite file, or a postgres:// URL (the arena on many machines).
+    #[arg(long)]
+    db: String,
+}
+
+#[derive(Args)]
+struct UserAddArgs {
+    /// The user's name: letters, digits, '_', '-' and '.', up to 32.
+    name: String,
+    /// Make it an admin: it sees and manages every team, bot and version.
+    #[arg(long)]
+    admin: bool,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+#[derive(Args)]
+struct TokenArgs {
+    /// The user the token acts as.
+    name: String,
+    /// What the token is for, shown in the user's list of tokens.
+    #[arg(long, default_value = "command line")]
+    label: String,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+#[derive(Args)]
+struct InviteArgs {
+    /// How many codes, 1 to 1000.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    count: u32,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+pub fn run<C: Catalog>(args: ArenaArgs) -> Result<()> {
+    match args.command {
+        ArenaCommand::User(UserArgs {
+            command: UserCommand::Add(args),
+        }) => add_user(args),
+        ArenaCommand::Token(args) => token(args),
+        ArenaCommand::Invite(args) => invite(args),
+        ArenaCommand::Serve(args) => serve::<C>(args),
+    }
+}
+
+/// A runtime for one command's calls of the store.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")
+}
+
+async fn open(db: &str, presence: Presence) -> Result<ArenaStore> {
+    ArenaStore::open(db, presence)
+        .await
+        .with_context(|| format!("opening the arena's store {db}"))
+}
+
+fn add_user(args: UserAddArgs) -> Result<()> {
+    arbiter_store::arena::check_name("user", &args.name)?;
+    let password = read_password()?;
+    if let Err(why) = arbiter_logins::check_new_password(&password) {
+        bail!("{why} (the password is read from standard input, one line)");
+    }
+    let params = arbiter_logins::Params::default();
+    let phc = arbiter_logins::hash_in(&password, &params, &mut Vec::new())?;
+    runtime()?.block_on(async {
+        let store = open(&args.db.db, Presence::MayCreate).await?;
+        let user = store.add_user(&args.name, &phc, args.admin).await?;
+        let what = if user.admin { "admin" } else { "user" };
+        outln!("{what} {} added", user.name)?;
+        Ok(())
+    })
+}
+
+/// The first line of standard input, without its line ending.
+fn read_password() -> Result<String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("reading the password from standard input")?;
+    let line = line.strip_suffix('\n').unwrap_or(&line);
+    Ok(line.strip_suffix('\r').unwrap_or(line).to_owned())
+}
+
+fn token(args: TokenArgs) -> Result<()> {
+    runtime()?.block_on(async {
+        let store = open(&args.db.db, Presence::MustExist).await?;
+        let Some(user) = store.user_by_name(&args.name).await? else {
+            bail!(
+                "the arena has no user {:?} (`arbiter arena user add` makes one)",
+                args.name
+            );
+        };
+        let token = arbiter_logins::new_token();
+        store
+            .add_token(user.id, &arbiter_logins::sha256_hex(&token), &args.label)
+            .await?;
+        outln!("{token}")?;
+        Ok(())
+    })
+}
+
+fn invite(args: InviteArgs) -> Result<()> {
+    runtime()?.block_on(async {
+        let store = open(&args.db.db, Presence::MayCreate).await?;
+        // Every code is stored before any is printed: a code shown is a code that works.
+        let mut codes = Vec::with_capacity(args.count as usize);
+        for _ in 0..args.count {
+            let code = arbiter_logins::new_invite_code();
+            store.add_invite(&arbiter_logins::sha256_hex(&code)).await?;
+            codes.push(code);
+        }
+        for code in codes {
+            outln!("{code}")?;
+        }
+        Ok(())
+    })
+}
+
+fn serve<C: Catalog>(args: ServeArgs) -> Result<()> {
+    let games = offered_games::<C>(&args.games, args.games_file.as_deref())?;
+    let languages = languages(args.work.languages.as_deref())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    runtime.block_on(async {
+        let db = &args.db.db;
+        let store = open(db, Presence::MayCreate).await?;
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("listening on {}", args.listen))?;
+        let addr = listener.local_addr()?;
+        let options = work_options(&args.work, languages.clone(), &games);
+        let limits = &args.limits;
+        let config = ArenaConfig {
+            games,
+            open_signup: args.open_signup,
+            public_logs: args.public_logs,
+            limits: UploadLimits {
+                max_bytes: limits.max_unpacked_mb << 20,
+                max_entries: limits.max_entries,
+                max_depth: limits.max_depth,
+            },
+            max_upload_bytes: (limits.max_upload_mb << 20) as usize,
+            uploads_per_day: limits.uploads_per_day,
+            secure_cookies: args.secure_cookies,
+            languages: Arc::new(languages),
+            wake: (!args.no_work).then(|| options.wake.clone()),
+            ..ArenaConfig::default()
+        };
+        let state = ArenaState::open(store.clone(), db, config).await?;
+        outln!("arena on http://{addr}").and_then(|()| crate::out::Stdout.flush())?;
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let worker = (!args.no_work).then(|| {
+            let mut stopped = stopped.clone();
+            tokio::spawn(work(store, options, async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            }))
+        });
+        arbiter_arena::serve(listener, state, terminated()).await?;
+        let _ = stop.send(true);
+        if let Some(worker) = worker {
+            worker.await.context("the arena's worker")?;
+        }
+        Ok(())
+    })
+}
+
+/// Completes on SIGTERM or SIGINT: the service manager, or Ctrl-C.
+async fn terminated() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// The table of languages: the defaults, with the operator's file applied.
+pub(crate) fn languages(file: Option<&Path>) -> Result<Languages> {
+    Ok(match file {
+        Some(path) => Languages::with_file(path)?,
+        None => Languages::defaults(),
+    })
+}
+
+/// How this process builds and checks: `args`, the languages, the games' settings.
+pub(crate) fn work_options(
+    args: &WorkArgs,
+    languages: Languages,
+    games: &[OfferedGame],
+) -> WorkOptions {
+    let mut options = WorkOptions::new(WorkerName::of_this_process().to_string());
+    options.jobs = args.build_jobs as usize;
+    options.languages = languages;
+    options.games = games
+        .iter()
+        .map(|g| (g.name.clone(), g.settings.clone()))
+        .collect();
+    options
+}
+
+/// The games the arena offers: those named (default settings), those of the file (its
+/// settings), or every game of the catalog. Each game's settings are checked now, so that a
+/// typo stops the arena rather than fails every check.
+pub(crate) fn offered_games<C: Catalog>(
+    named: &[String],
+    file: Option<&Path>,
+) -> Result<Vec<OfferedGame>> {
+    let mut games: BTreeMap<String, Value> = match file {
+        Some(path) => games_file(path)?,
+        None => BTreeMap::new(),
+    };
+    for name in named {
+        games
+            .entry(name.clone())
+            .or_insert_with(|| Value::Object(Default::default()));
+    }
+    if games.is_empty() {
+        for game in C::games() {
+            games.insert(game.name.to_owned(), Value::Object(Default::default()));
+        }
+    }
+    games
+        .into_iter()
+        .map(|(name, settings)| {
+            crate::visit::<C, _>(&name, CheckSettings(&settings))?
+                .with_context(|| format!("the settings of {name}"))?;
+            Ok(OfferedGame { name, settings })
+        })
+        .collect()
+}
+
+/// A games file: `[games.NAME]` tables of settings.
+fn games_file(path: &Path) -> Result<BTreeMap<String, Value>> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct GamesFile {
+        games: BTreeMap<String, toml::Table>,
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let file: GamesFile =
+        toml::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+    file.games
+        .into_iter()
+        .map(|(name, table)| {
+            let settings = serde_json::to_value(table)
+                .with_context(|| format!("{}: the settings of {name}", path.display()))?;
+            Ok((name, settings))
+        })
+        .collect()
+}
+
+/// Checks settings as a game's: they read as its settings and a match can start with them.
+struct CheckSettings<'a>(&'a Value);
+
+impl Visit for CheckSettings<'_> {
+    type Output = Result<()>;
+
+    fn visit<G: CatalogGame>(self) -> Result<()> {
+        let settings: G::Settings = serde_json::from_value(self.0.clone())?;
+        let seats = G::seats(&settings, 0);
+        G::build(&settings, &TableSetup::numbered(seats)).map_err(|e| anyhow::anyhow!(e.0))?;
+        Ok(())
+    }
+}
