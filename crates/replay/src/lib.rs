@@ -337,7 +337,8 @@ pub struct ReplayWriter<W: Write = Box<dyn Write + Send>> {
 
 enum Sink<W: Write> {
     Plain(W),
-    Gzip(GzEncoder<W>),
+    // Boxed: the encoder's state is some hundred bytes, depending on flate2's backend.
+    Gzip(Box<GzEncoder<W>>),
 }
 
 impl ReplayWriter {
@@ -370,7 +371,7 @@ impl<W: Write> ReplayWriter<W> {
     /// Writes gzip-compressed JSON Lines to `out`.
     pub fn gzip(out: W) -> Self {
         ReplayWriter {
-            sink: Sink::Gzip(GzEncoder::new(out, Compression::default())),
+            sink: Sink::Gzip(Box::new(GzEncoder::new(out, Compression::default()))),
             line: Vec::with_capacity(4096),
         }
     }
@@ -408,7 +409,7 @@ impl<W: Write> ReplayWriter<W> {
                 out
             }
             Sink::Gzip(encoder) => {
-                let mut out = encoder.finish()?;
+                let mut out = (*encoder).finish()?;
                 out.flush()?;
                 out
             }
