@@ -20,7 +20,8 @@ its own process, `--build-jobs` at a time), makes a user and an API token, and t
   the two starters in turn) and samples, every 50 ms until all are active: the arena process's
   VmRSS (and VmHWM, its peak over its whole life, from /proc/PID/status), the resident memory of
   its child processes (builds and check games), and the machine's memory in use (MemTotal −
-  MemAvailable of /proc/meminfo).
+  MemAvailable of /proc/meminfo). The kernel updates these counters in batches, so they are
+  right to a few hundred KiB (VmHWM may read a little under a VmRSS seen before it).
 - runs the example build_times of arbiter-builds, if its binary is there (`cargo build --release
   -p arbiter-builds --example build_times`): the same starters built with the sandbox and
   without it, the sandbox's share of a build.
