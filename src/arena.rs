@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use arbiter_arena::work::{WorkOptions, work};
@@ -109,6 +110,14 @@ pub(crate) struct WorkArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u64).range(1..=64))]
     build_jobs: u64,
+    /// A build's wall-clock time, in seconds, 1 to 3600.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    build_seconds: u64,
+    /// A build's memory, its processes together, in MiB, 64 to 65536.
+    #[arg(long, value_name = "MIB", default_value_t = 2048,
+          value_parser = clap::value_parser!(u64).range(64..=65536))]
+    build_memory_mb: u64,
     /// A TOML file that adds languages to the default table or changes theirs (extensions,
     /// build and run commands, toolchain folders).
     #[arg(long, value_name = "TOML")]
@@ -269,7 +278,7 @@ fn serve<C: Catalog>(args: ServeArgs) -> Result<()> {
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let addr = listener.local_addr()?;
-        let options = work_options(&args.work, languages.clone(), &games);
+        let mut options = work_options(&args.work, languages.clone(), &games);
         let limits = &args.limits;
         let config = ArenaConfig {
             games,
@@ -287,6 +296,7 @@ fn serve<C: Catalog>(args: ServeArgs) -> Result<()> {
             wake: (!args.no_work).then(|| options.wake.clone()),
             ..ArenaConfig::default()
         };
+        options.limits.archive = config.limits.clone();
         let state = ArenaState::open(store.clone(), db, config).await?;
         outln!("arena on http://{addr}").and_then(|()| crate::out::Stdout.flush())?;
         let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -337,6 +347,15 @@ pub(crate) fn work_options(
 ) -> WorkOptions {
     let mut options = WorkOptions::new(WorkerName::of_this_process().to_string());
     options.jobs = args.build_jobs as usize;
+    options.limits.time = Duration::from_secs(args.build_seconds);
+    options.limits.memory_mb = args.build_memory_mb;
+    // The arena that took the upload checked it against its own limits; a worker, which may
+    // not know them, unpacks within the widest an arena can be given.
+    options.limits.archive = UploadLimits {
+        max_bytes: 4096 << 20,
+        max_entries: 100_000,
+        max_depth: 64,
+    };
     options.languages = languages;
     options.games = games
         .iter()

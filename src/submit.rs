@@ -18,8 +18,10 @@ use crate::out::{errln, outln};
 const MAX_PACKED_BYTES: u64 = 64 << 20;
 /// Entries of a folder packed for an upload, at most: the arena's own default limit.
 const MAX_PACKED_ENTRIES: u64 = 2_000;
-/// The longest pause between two looks at the version's state.
-const MAX_POLL: Duration = Duration::from_secs(2);
+/// The pause before a version's event stream that ended early is opened again.
+const REOPEN_PAUSE: Duration = Duration::from_millis(500);
+/// The longest event of a version's stream: its build log is bounded well below.
+const MAX_EVENT_BYTES: usize = 4 << 20;
 
 #[derive(Args)]
 pub struct SubmitArgs {
@@ -100,19 +102,22 @@ fn submit(args: &SubmitArgs) -> Result<Outcome> {
 }
 
 /// Follows the version until its build and check are over, telling each new state on stderr.
+/// The version's event stream tells each change as it happens; a stream cut short (a proxy's
+/// time limit, the client's own) is opened again.
 fn wait(api: &Api, url: &str, args: &SubmitArgs, number: i64) -> Result<Value> {
     let deadline = Instant::now() + Duration::from_secs(args.wait);
-    let mut pause = Duration::from_millis(200);
     let mut told = String::new();
     loop {
-        let version = api.get(url)?;
-        let state = version["state"].as_str().unwrap_or("").to_owned();
-        if state != told {
-            errln!("{} version {number}: {}", args.bot, shown(&state));
-            told = state;
-        }
-        let stage = version["stage"].as_str().unwrap_or(&told);
-        if matches!(stage, "passed" | "build_failed" | "check_failed") {
+        let settled = api.follow(&format!("{url}/events"), deadline, &mut |version| {
+            let state = version["state"].as_str().unwrap_or("").to_owned();
+            if state != told {
+                errln!("{} version {number}: {}", args.bot, shown(&state));
+                told = state;
+            }
+            let stage = version["stage"].as_str().unwrap_or(&told);
+            matches!(stage, "passed" | "build_failed" | "check_failed")
+        })?;
+        if let Some(version) = settled {
             return Ok(version);
         }
         if Instant::now() >= deadline {
@@ -121,8 +126,7 @@ fn wait(api: &Api, url: &str, args: &SubmitArgs, number: i64) -> Result<Value> {
                 args.wait
             );
         }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(MAX_POLL);
+        std::thread::sleep(REOPEN_PAUSE);
     }
 }
 
@@ -286,16 +290,62 @@ impl Api {
             .with_context(|| format!("sending the version to {url}"))?;
         answer(response, &url)
     }
+}
 
-    fn get(&self, path: &str) -> Result<Value> {
+impl Api {
+    /// Reads the server-sent events at `path`, handing each event's JSON to `settled` until it
+    /// says the version is settled (that JSON is returned), the stream ends or breaks (`None`:
+    /// open it again), or `deadline` passes (`None`). The stream's keep-alive comments let the
+    /// deadline be looked at while nothing changes.
+    fn follow(
+        &self,
+        path: &str,
+        deadline: Instant,
+        settled: &mut dyn FnMut(&Value) -> bool,
+    ) -> Result<Option<Value>> {
+        use std::io::BufRead as _;
         let url = format!("{}{path}", self.base);
         let response = self
             .agent
             .get(&url)
             .header("Authorization", &self.authorization)
+            .header("Accept", "text/event-stream")
             .call()
             .with_context(|| format!("reading {url}"))?;
-        answer(response, &url)
+        if !response.status().is_success() {
+            return answer(response, &url).map(Some);
+        }
+        let mut lines = std::io::BufReader::new(response.into_body().into_reader());
+        let (mut event, mut data, mut line) = (String::new(), String::new(), String::new());
+        while Instant::now() < deadline {
+            line.clear();
+            // A broken stream is opened again, as one that ended.
+            let mut bounded = std::io::Read::take(&mut lines, MAX_EVENT_BYTES as u64);
+            let Ok(read) = bounded.read_line(&mut line) else {
+                return Ok(None);
+            };
+            if read == 0 {
+                return Ok(None);
+            }
+            let field = line.trim_end_matches(['\r', '\n']);
+            if let Some(name) = field.strip_prefix("event:") {
+                event = name.trim_start().to_owned();
+            } else if let Some(value) = field.strip_prefix("data:") {
+                data.push_str(value.strip_prefix(' ').unwrap_or(value));
+            } else if field.is_empty() && !data.is_empty() {
+                if event == "failure" {
+                    bail!("the arena could not follow the version: {}", shown(&data));
+                }
+                let value: Value = serde_json::from_str(&data)
+                    .with_context(|| format!("{url} sent an event that is not JSON"))?;
+                if settled(&value) {
+                    return Ok(Some(value));
+                }
+                event.clear();
+                data.clear();
+            }
+        }
+        Ok(None)
     }
 }
 
