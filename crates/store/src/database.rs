@@ -105,9 +105,14 @@ fn locate(target: &str, presence: Presence) -> Result<Option<PathBuf>, StoreErro
     }
     let path = std::path::absolute(target).unwrap_or_else(|_| PathBuf::from(target));
     if path.exists() {
-        check_header(&path)?;
-        if presence != Presence::ReadOnly {
-            check_writable(&path)?;
+        // Only the first time: see `LOOKED_AT`.
+        let writable = presence != Presence::ReadOnly;
+        if !looked_at(&path, writable) {
+            check_header(&path)?;
+            if writable {
+                check_writable(&path)?;
+            }
+            remember_look(&path, writable);
         }
     } else if presence == Presence::MayCreate {
         if let Some(dir) = path.parent() {
@@ -122,7 +127,7 @@ fn locate(target: &str, presence: Presence) -> Result<Option<PathBuf>, StoreErro
 
 /// Refuses a file that is not a SQLite database; an empty one is a store being created.
 fn check_header(path: &Path) -> Result<(), StoreError> {
-    use std::os::unix::fs::FileExt;
+    use std::io::Read;
     let not_a_store = |what| StoreError::NotAStore {
         path: path.to_owned(),
         what,
@@ -130,22 +135,11 @@ fn check_header(path: &Path) -> Result<(), StoreError> {
     if path.is_dir() {
         return Err(not_a_store("a folder"));
     }
-    let reading = || format!("reading {}", path.display());
-    let mut head = [0u8; SQLITE_HEADER.len()];
-    let read = with_kept_open(path, false, |file| {
-        let mut read = 0;
-        while read < head.len() {
-            match file.read_at(&mut head[read..], read as u64) {
-                Ok(0) => break,
-                Ok(n) => read += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(read)
-    })
-    .map_err(StoreError::io(reading()))?;
-    if read == 0 || &head[..read] == SQLITE_HEADER {
+    let mut head = Vec::with_capacity(SQLITE_HEADER.len());
+    std::fs::File::open(path)
+        .and_then(|f| f.take(SQLITE_HEADER.len() as u64).read_to_end(&mut head))
+        .map_err(StoreError::io(format!("reading {}", path.display())))?;
+    if head.is_empty() || head == SQLITE_HEADER {
         Ok(())
     } else {
         Err(not_a_store("not a SQLite database"))
@@ -156,7 +150,7 @@ fn check_header(path: &Path) -> Result<(), StoreError> {
 /// would open it read-only without a word and refuse the first result.
 fn check_writable(path: &Path) -> Result<(), StoreError> {
     // Opening for writing changes nothing; it is refused as SQLite's own open would be.
-    match with_kept_open(path, true, |_| Ok(())) {
+    match std::fs::OpenOptions::new().write(true).open(path) {
         Err(e)
             if matches!(
                 e.kind(),
@@ -171,42 +165,38 @@ fn check_writable(path: &Path) -> Result<(), StoreError> {
     }
 }
 
-/// The store files this process has opened itself to look at them, kept open until it exits:
-/// closing any descriptor of a file drops every POSIX lock the process holds on it (`fcntl`
-/// locks belong to the process and the file, not the descriptor). A look that opened and
-/// closed the file of a store a connection of this process has open — a worker opening the
-/// arena's store beside its tournaments' — took that connection's locks away, and another
-/// process closing its own connection then checkpointed and deleted the write-ahead log under
-/// it: this process's later commits were lost. One descriptor per file, access and inode.
-static KEPT_OPEN: std::sync::Mutex<Vec<(bool, u64, u64, std::fs::File)>> =
-    std::sync::Mutex::new(Vec::new());
+/// The store files (device and inode) this process has looked at before connecting to them.
+/// Each is looked at (opened and closed by this module) only the first time: closing any
+/// descriptor of a file drops every POSIX lock the process holds on it (`fcntl` locks belong to
+/// the process and the file, not the descriptor). A look at the file of a store a connection of
+/// this process has open — a worker opening the arena's store beside its tournaments' — took
+/// that connection's locks away, and another process closing its own connection then
+/// checkpointed and deleted the write-ahead log under it: this process's later commits were
+/// lost. SQLite's own connections share their descriptors and keep them while locks are held.
+static LOOKED_AT: std::sync::Mutex<Vec<(u64, u64, bool)>> = std::sync::Mutex::new(Vec::new());
 
-/// Calls `look` with a descriptor of `path` (opened for writing if `write`) that is kept open
-/// for good: the same one again for the same file. Never a copy, whose closing would drop the
-/// locks too.
-fn with_kept_open<T>(
-    path: &Path,
-    write: bool,
-    look: impl FnOnce(&std::fs::File) -> std::io::Result<T>,
-) -> std::io::Result<T> {
+/// The file's device and inode: the same file under any name.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(path)?;
-    let mut kept = KEPT_OPEN.lock().unwrap_or_else(|e| e.into_inner());
-    let at = kept
-        .iter()
-        .position(|(w, dev, ino, _)| *w == write && *dev == meta.dev() && *ino == meta.ino());
-    let at = match at {
-        Some(at) => at,
-        None => {
-            let file = std::fs::OpenOptions::new()
-                .read(true)
-                .write(write)
-                .open(path)?;
-            kept.push((write, meta.dev(), meta.ino(), file));
-            kept.len() - 1
-        }
-    };
-    look(&kept[at].3)
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Whether this process has looked at the file `path` already (as one to write, if `writable`).
+fn looked_at(path: &Path, writable: bool) -> bool {
+    let looked = LOOKED_AT.lock().unwrap_or_else(|e| e.into_inner());
+    file_id(path).is_some_and(|(dev, ino)| {
+        looked
+            .iter()
+            .any(|&(d, i, w)| (d, i) == (dev, ino) && (w || !writable))
+    })
+}
+
+/// Counts `path` as looked at and found a store (one to write, if `writable`).
+fn remember_look(path: &Path, writable: bool) {
+    if let Some((dev, ino)) = file_id(path) {
+        let mut looked = LOOKED_AT.lock().unwrap_or_else(|e| e.into_inner());
+        looked.push((dev, ino, writable));
+    }
 }
 
 /// The URL to connect with: `target` itself, or a `sqlite:` URL of `file` — created if
