@@ -22,11 +22,9 @@ use arbiter_catalog::{
     Visit, play_to_replay,
 };
 use arbiter_games::TimeControl;
-use arbiter_referee::{
-    Commands, Fault, MatchConfig, MatchReport, SeatError, SeatSpec, read_player_folder,
-};
+use arbiter_referee::{Commands, Fault, MatchConfig, MatchReport, SeatSpec, read_player_folder};
 use arbiter_replay::{Record, ReplayReader};
-use arbiter_sandbox::{Sandbox, SandboxError, SandboxPolicy};
+use arbiter_sandbox::{Sandbox, SandboxPolicy};
 
 use crate::BuildError;
 use crate::build::in_folder;
@@ -215,8 +213,9 @@ fn play_checked<G: CatalogGame>(
                 let fault = fault_of(&report, plan, &file.0);
                 return Ok(Played { replay, fault });
             }
-            Err(error) => match classify(&error) {
-                Failure::Bot => {
+            // A program that cannot be started is the version's fault, as in tournaments.
+            Err(error) => match error.machine_at_fault() {
+                false => {
                     return Ok(Played {
                         replay: Vec::new(),
                         fault: Some(format!(
@@ -226,8 +225,8 @@ fn play_checked<G: CatalogGame>(
                         )),
                     });
                 }
-                Failure::Arbiter if attempt < CHECK_ATTEMPTS => attempt += 1,
-                Failure::Arbiter => {
+                true if attempt < CHECK_ATTEMPTS => attempt += 1,
+                true => {
                     return Err(BuildError::Check(format!(
                         "{} ({attempt} tries): {}",
                         plan.label,
@@ -295,34 +294,6 @@ fn copy_of(spec: &SeatSpec, copy: usize) -> SeatSpec {
         alias.push_str(&format!("_{}", copy + 1));
     }
     spec
-}
-
-/// Whose a failed match is.
-enum Failure {
-    /// The version's: its program cannot start (not found, not executable).
-    Bot,
-    /// Arbiter's or the machine's: worth trying again.
-    Arbiter,
-}
-
-/// As the tournaments tell a player whose program cannot be started from everything else
-/// (`arbiter_tournament::arena`).
-fn classify(error: &PlayError) -> Failure {
-    let PlayError::CannotStart { source, .. } = error else {
-        return Failure::Arbiter;
-    };
-    let machine = match source {
-        SeatError::CannotStart { error, .. } => matches!(
-            error.raw_os_error(),
-            Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE)
-        ),
-        SeatError::Sandbox(error) => matches!(error, SandboxError::Io { .. }),
-        _ => false,
-    };
-    match machine {
-        true => Failure::Arbiter,
-        false => Failure::Bot,
-    }
 }
 
 /// The version's first fault in the match, in words: what it did, in which match, the

@@ -3,11 +3,9 @@
 //! bit), named pipes, sockets and devices left out, all of it then Arbiter's own.
 
 use std::fs;
-use std::io;
-use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
 
-use arbiter_folder::{Bounds, Entry, Kind, Over, WalkError};
+use arbiter_folder::{Bounds, Over, WalkError};
 
 use crate::BuildError;
 
@@ -19,29 +17,7 @@ pub(crate) fn copy_out(
     bounds: &Bounds,
 ) -> Result<Option<Over>, BuildError> {
     fs::create_dir(to).map_err(BuildError::io("making", to))?;
-    let mut copy = |entry: &Entry<'_>| -> io::Result<()> {
-        let target = to.join(entry.path);
-        let mode = fs::Permissions::from_mode(entry.mode() & 0o777);
-        match entry.kind {
-            Kind::Folder => {
-                fs::create_dir(&target)?;
-                fs::set_permissions(
-                    &target,
-                    fs::Permissions::from_mode(entry.mode() & 0o777 | 0o700),
-                )
-            }
-            Kind::File => {
-                // No more than was counted, should the file grow meanwhile.
-                let mut source = io::Read::take(entry.open_file()?, entry.len());
-                let mut copied = fs::File::create_new(&target)?;
-                io::copy(&mut source, &mut copied)?;
-                copied.set_permissions(mode)
-            }
-            Kind::Link => symlink(entry.read_link()?, &target),
-            Kind::NamedPipe | Kind::Socket | Kind::Device => Ok(()),
-        }
-    };
-    match arbiter_folder::walk(from, bounds, &mut copy) {
+    match arbiter_folder::copy(from, to, bounds) {
         Ok(_) => Ok(None),
         Err(WalkError::Over(over)) => Ok(Some(over)),
         Err(WalkError::Io { path, error }) => Err(BuildError::Io {

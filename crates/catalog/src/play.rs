@@ -160,6 +160,23 @@ impl PlayError {
         }
         text
     }
+
+    /// Whether a program that could not be started is the machine's doing, not the bot's: out of
+    /// processes, memory or file descriptors, or a jail that could not be set up. Every other
+    /// error but [`PlayError::CannotStart`] is Arbiter's or the machine's anyway.
+    pub fn machine_at_fault(&self) -> bool {
+        let PlayError::CannotStart { source, .. } = self else {
+            return true;
+        };
+        match source {
+            SeatError::CannotStart { error, .. } => matches!(
+                error.raw_os_error(),
+                Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE)
+            ),
+            SeatError::Sandbox(error) => matches!(error, arbiter_sandbox::SandboxError::Io { .. }),
+            _ => false,
+        }
+    }
 }
 
 /// Plays one match to its replay. Nothing is started unless every seat and the settings are

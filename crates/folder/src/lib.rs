@@ -5,7 +5,8 @@
 //!   link that leads out of the folder (`info.txt -> ../victim/bot.sh`, `-> /etc/shadow`),
 //!   and without waiting on a named pipe;
 //! - [`walk`]: its whole tree within [`Bounds`] of bytes, entries and depth, links as links,
-//!   with a few open files however deep it is; [`remove_tree`] removes such a tree.
+//!   with a few open files however deep it is; [`copy`] copies such a tree and [`remove_tree`]
+//!   removes one.
 
 #![warn(missing_docs)]
 
@@ -15,4 +16,4 @@ mod tree;
 
 pub use beneath::{Refusal, Refused, kind_of, open_file};
 pub use sys::Kind;
-pub use tree::{Bounds, Entry, Over, Totals, WalkError, remove_tree, walk};
+pub use tree::{Bounds, Entry, Over, Totals, WalkError, copy, remove_tree, walk};

@@ -127,6 +127,35 @@ struct Frame {
     pending: Vec<(CString, libc::stat)>,
 }
 
+/// Copies the tree of `from` into the folder `to` (which exists) within `bounds`: links as
+/// links, folders and files with their permissions (no set-user-id bit; folders at least
+/// 0700, so that the copy can be removed), named pipes, sockets and devices left out. A few
+/// files are open at a time, however deep the tree.
+pub fn copy(from: &Path, to: &Path, bounds: &Bounds) -> Result<Totals, WalkError> {
+    use std::fs::{self, Permissions};
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let mut copy = |entry: &Entry<'_>| -> io::Result<()> {
+        let target = to.join(entry.path);
+        let mode = entry.mode() & 0o777;
+        match entry.kind {
+            Kind::Folder => {
+                fs::create_dir(&target)?;
+                fs::set_permissions(&target, Permissions::from_mode(mode | 0o700))
+            }
+            Kind::File => {
+                // No more than was counted, should the file grow meanwhile.
+                let mut source = io::Read::take(entry.open_file()?, entry.len());
+                let mut copied = fs::File::create_new(&target)?;
+                io::copy(&mut source, &mut copied)?;
+                copied.set_permissions(Permissions::from_mode(mode))
+            }
+            Kind::Link => symlink(entry.read_link()?, &target),
+            Kind::NamedPipe | Kind::Socket | Kind::Device => Ok(()),
+        }
+    };
+    walk(from, bounds, &mut copy)
+}
+
 /// Walks the folder `dir` (itself followed if a link: whoever names it chose it), giving every
 /// entry to `visit`, a folder before what it holds; stops at the first bound gone over or the
 /// first error.

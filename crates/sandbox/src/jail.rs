@@ -5,14 +5,14 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::fs::{PermissionsExt, lchown, symlink};
+use std::os::unix::fs::{PermissionsExt, lchown};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arbiter_folder::{Bounds as FolderBounds, Entry, Kind, Over, WalkError};
+use arbiter_folder::{Bounds as FolderBounds, Over, WalkError};
 
 use crate::bounds::{Bounds, Rlimit};
 use crate::cgroup::BotCgroup;
@@ -467,29 +467,7 @@ pub(crate) fn check_folder(dir: &Path, limits: &FolderLimits) -> Result<(), Sand
 /// folders and files with their permissions (no set-user-id bit), named pipes, sockets and
 /// devices left out. A few files are open at a time, however deep the folder.
 fn copy_folder(from: &Path, to: &Path, limits: &FolderLimits) -> Result<(), SandboxError> {
-    let mut copy = |entry: &Entry<'_>| -> io::Result<()> {
-        let target = to.join(entry.path);
-        let mode = fs::Permissions::from_mode(entry.mode() & 0o777);
-        match entry.kind {
-            Kind::Folder => {
-                fs::create_dir(&target)?;
-                fs::set_permissions(
-                    &target,
-                    fs::Permissions::from_mode(entry.mode() & 0o777 | 0o700),
-                )
-            }
-            Kind::File => {
-                // No more than was counted, should the file grow meanwhile.
-                let mut source = io::Read::take(entry.open_file()?, entry.len());
-                let mut copied = fs::File::create_new(&target)?;
-                io::copy(&mut source, &mut copied)?;
-                copied.set_permissions(mode)
-            }
-            Kind::Link => symlink(entry.read_link()?, &target),
-            Kind::NamedPipe | Kind::Socket | Kind::Device => Ok(()),
-        }
-    };
-    arbiter_folder::walk(from, &limits.bounds(), &mut copy)
+    arbiter_folder::copy(from, to, &limits.bounds())
         .map_err(folder_error(from, limits, "copying"))?;
     let mode = fs::metadata(from)
         .map_err(SandboxError::io("reading", from))?

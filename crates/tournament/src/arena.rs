@@ -7,8 +7,8 @@ use arbiter_catalog::{
     CatalogGame, InvalidSettings, MatchPlan, PlayError, RobotSeeds, SeatPlan, Start, TableSetup,
     TimeLimits, play_to_replay,
 };
-use arbiter_referee::{MatchConfig, MatchReport, SeatError, SeatSpec};
-use arbiter_sandbox::{Sandbox, SandboxError};
+use arbiter_referee::{MatchConfig, MatchReport, SeatSpec};
+use arbiter_sandbox::Sandbox;
 
 use crate::pool::{Arena, PlayFailure};
 
@@ -138,26 +138,14 @@ impl<G: CatalogGame> Arena for GameArena<G> {
 /// or the machine's, retried).
 fn classify(error: PlayError) -> PlayFailure {
     let message = error.chain();
-    let PlayError::CannotStart { index, source, .. } = &error else {
-        return PlayFailure::Arbiter(message);
-    };
-    // Out of processes, memory or file descriptors, or a jail that could not be set up:
-    // nothing the bot did.
-    let machine = match source {
-        SeatError::CannotStart { error, .. } => matches!(
-            error.raw_os_error(),
-            Some(libc::EAGAIN | libc::ENOMEM | libc::EMFILE | libc::ENFILE)
-        ),
-        SeatError::Sandbox(error) => matches!(error, SandboxError::Io { .. }),
-        _ => false,
-    };
-    if machine {
-        PlayFailure::Arbiter(message)
-    } else {
-        PlayFailure::CannotStart {
-            seat: *index,
-            reason: message,
+    match error {
+        PlayError::CannotStart { index, .. } if !error.machine_at_fault() => {
+            PlayFailure::CannotStart {
+                seat: index,
+                reason: message,
+            }
         }
+        _ => PlayFailure::Arbiter(message),
     }
 }
 
@@ -166,6 +154,8 @@ mod tests {
     use super::*;
     use arbiter_catalog::domino::DominoSettings;
     use arbiter_games::domino::Domino;
+    use arbiter_referee::SeatError;
+    use arbiter_sandbox::SandboxError;
 
     fn seats(a: &str, b: &str) -> Vec<SeatSpec> {
         [a, b]
