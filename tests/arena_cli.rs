@@ -201,13 +201,16 @@ fn scripts_make_users_and_tokens_and_submit_bots_that_pass_or_fail() {
     assert_eq!(gone.status.code(), Some(2), "{}", text(&gone.stderr));
 }
 
-/// A child process killed when dropped.
+/// A worker process killed when dropped, as `kill -9` does; its empty folder of builds, which
+/// the next worker would sweep, is removed.
 struct Killed(Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+        let builds = std::env::temp_dir().join(format!("arbiter-builds-{}", self.0.id()));
+        let _ = std::fs::remove_dir(builds);
     }
 }
 

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -67,10 +67,36 @@ impl WorkOptions {
             languages: Languages::defaults(),
             limits: BuildLimits::default(),
             sandbox: SandboxPolicy::default(),
-            work: std::env::temp_dir().join(format!("arbiter-builds-{}", std::process::id())),
+            work: std::env::temp_dir().join(format!("{BUILDS_PREFIX}{}", std::process::id())),
             programs: programs_cache(),
             games: BTreeMap::new(),
             wake: Arc::new(Notify::new()),
+        }
+    }
+}
+
+/// The start of the name of a worker's folder of builds in the system's temporary folder; its
+/// process id follows.
+const BUILDS_PREFIX: &str = "arbiter-builds-";
+
+/// Removes the folders of builds of workers that are gone (killed before they could remove
+/// theirs), in the folder that holds `work`: a folder whose process id no running process has.
+fn sweep_folders_of_gone_workers(work: &Path) {
+    let Some(parent) = work.parent() else { return };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(BUILDS_PREFIX))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = arbiter_folder::remove_tree(&entry.path());
         }
     }
 }
@@ -84,6 +110,7 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 /// to the queue without counting an attempt. Store errors are said on stderr and waited out:
 /// a worker outlives a database restart.
 pub async fn work(store: ArenaStore, options: WorkOptions, stop: impl Future<Output = ()>) {
+    sweep_folders_of_gone_workers(&options.work);
     let options = Arc::new(hide_the_arenas_folders(options, &store));
     let stopping = Arc::new(AtomicBool::new(false));
     let lease_ms = millis(options.lease);
@@ -361,11 +388,25 @@ mod tests {
 
     /// A folder of its own for one test, in the system's temporary folder.
     fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-arena-work-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        arbiter_testdir::fresh(name)
+    }
+
+    #[test]
+    fn a_folder_of_builds_left_by_a_killed_worker_is_swept_at_the_next_start() {
+        let dir = scratch("sweep");
+        // No process has an id above the kernel's largest (at most 2^22).
+        let gone = dir.join(format!("{BUILDS_PREFIX}4000000000"));
+        let alive = dir.join(format!("{BUILDS_PREFIX}1"));
+        let own = dir.join(format!("{BUILDS_PREFIX}{}", std::process::id()));
+        let other = dir.join("arbiter-builds-of-someone");
+        for folder in [&gone, &alive, &own, &other] {
+            std::fs::create_dir_all(folder.join("build-1")).unwrap();
+        }
+        sweep_folders_of_gone_workers(&own);
+        assert!(!gone.exists(), "the folder of a gone worker is removed");
+        for kept in [&alive, &own, &other] {
+            assert!(kept.exists(), "{} is kept", kept.display());
+        }
     }
 
     fn options(dir: &std::path::Path) -> WorkOptions {
