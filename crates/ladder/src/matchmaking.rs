@@ -12,7 +12,7 @@
 //! neighbours) and now and then one reaches far (so that a misplaced version, or two clusters
 //! that never met, are corrected).
 
-use std::collections::BTreeSet;
+use std::collections::BinaryHeap;
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -78,8 +78,7 @@ impl Candidate {
 /// in its fair share of them. Deterministic for a given `rng`. O(n) per seat in the number of
 /// candidates.
 pub fn pick_match(candidates: &[Candidate], seats: usize, rng: &mut impl Rng) -> Option<Vec<i64>> {
-    let bots: BTreeSet<i64> = candidates.iter().map(|c| c.bot).collect();
-    if seats == 0 || bots.len() < seats {
+    if seats == 0 || !has_bots(candidates, seats) {
         return None;
     }
     let seed = seed(candidates)?;
@@ -88,6 +87,22 @@ pub fn pick_match(candidates: &[Candidate], seats: usize, rng: &mut impl Rng) ->
         chosen.push(opponent(candidates, &chosen, rng));
     }
     Some(seat_order(candidates, chosen, rng))
+}
+
+/// Whether the candidates come from at least `seats` different bots: stops as soon as they
+/// do, which on a real ladder is after the first few (a set of every bot would cost more than
+/// the whole pick).
+fn has_bots(candidates: &[Candidate], seats: usize) -> bool {
+    let mut bots: Vec<i64> = Vec::with_capacity(seats);
+    for c in candidates {
+        if !bots.contains(&c.bot) {
+            bots.push(c.bot);
+            if bots.len() == seats {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// The index of the version that most needs a game.
@@ -103,21 +118,38 @@ fn seed(candidates: &[Candidate]) -> Option<usize> {
     })
 }
 
-/// The index of one more opponent for the seed `chosen[0]`, of a bot not in `chosen`.
+/// The index of one more opponent for the seed `chosen[0]`, of a bot not in `chosen`: the
+/// candidate at the drawn rank in the order of (|Δμ|, a shuffle). Only the nearest `rank + 1`
+/// are kept while scanning, in a heap: the rank is usually small, so a pick costs one pass
+/// over the ladder and no sort.
 fn opponent(candidates: &[Candidate], chosen: &[usize], rng: &mut impl Rng) -> usize {
+    let free = |c: &Candidate| chosen.iter().all(|&i| candidates[i].bot != c.bot);
+    // As many free candidates as there are others when each bot has one version on the
+    // ladder, as it should; if some have more, a rank beyond them takes the farthest.
+    let rank = window_rank(candidates.len() - chosen.len(), WINDOW_TAIL, rng);
     let mu = candidates[chosen[0]].rating.mu;
     // Ties (every newcomer has μ 25) go in an order drawn once per pick: one draw, not n.
     let salt: u64 = rng.random();
-    let mut others: Vec<(f64, u64, usize)> = candidates
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| chosen.iter().all(|&i| candidates[i].bot != c.bot))
-        .map(|(i, c)| ((c.rating.mu - mu).abs(), mix(c.version as u64 ^ salt), i))
-        .collect();
-    let rank = window_rank(others.len(), WINDOW_TAIL, rng);
-    let (_, &mut (_, _, index), _) =
-        others.select_nth_unstable_by(rank, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    index
+    let mut nearest: BinaryHeap<(u64, u64, usize)> = BinaryHeap::with_capacity(rank + 1);
+    for (i, c) in candidates.iter().enumerate().filter(|(_, c)| free(c)) {
+        // The bits of a non-negative float order as the float does.
+        let key = (
+            (c.rating.mu - mu).abs().to_bits(),
+            mix(c.version as u64 ^ salt),
+            i,
+        );
+        if nearest.len() <= rank {
+            nearest.push(key);
+        } else if let Some(mut farthest) = nearest.peek_mut()
+            && key < *farthest
+        {
+            *farthest = key;
+        }
+    }
+    nearest
+        .peek()
+        .expect("pick_match checked there are enough bots")
+        .2
 }
 
 /// SplitMix64's finalizer: a bijection of u64 that scatters neighbouring inputs, so that the
@@ -170,6 +202,7 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
+    use std::collections::BTreeSet;
 
     /// Version `v` of bot `v`, μ `mu`, with `games` games, created at time `v`.
     fn candidate(v: i64, mu: f64, games: u64) -> Candidate {
