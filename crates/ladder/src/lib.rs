@@ -17,7 +17,9 @@ mod rating;
 mod seats;
 mod series;
 
-pub use matchmaking::{Candidate, PRIORITY_GAMES, WINDOW_TAIL, note_queued, pick_match};
+pub use matchmaking::{
+    Candidate, PRIORITY_GAMES, WINDOW_TAIL, note_queued, pick_match, pick_match_with_tail,
+};
 pub use pace::{Pace, PaceError};
 pub use rating::{Rating, RatingEvent, rate, recompute};
 pub use seats::{MAX_SEATS, SeatMix, SeatMixError};

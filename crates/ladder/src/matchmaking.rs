@@ -78,13 +78,24 @@ impl Candidate {
 /// in its fair share of them. Deterministic for a given `rng`. O(n) per seat in the number of
 /// candidates.
 pub fn pick_match(candidates: &[Candidate], seats: usize, rng: &mut impl Rng) -> Option<Vec<i64>> {
+    pick_match_with_tail(candidates, seats, WINDOW_TAIL, rng)
+}
+
+/// [`pick_match`] with another tail exponent α of the window (larger: nearer opponents; near
+/// 0: any rank about as likely as any other), to measure what the window does.
+pub fn pick_match_with_tail(
+    candidates: &[Candidate],
+    seats: usize,
+    tail: f64,
+    rng: &mut impl Rng,
+) -> Option<Vec<i64>> {
     if seats == 0 || !has_bots(candidates, seats) {
         return None;
     }
     let seed = seed(candidates)?;
     let mut chosen = vec![seed];
     while chosen.len() < seats {
-        chosen.push(opponent(candidates, &chosen, rng));
+        chosen.push(opponent(candidates, &chosen, tail, rng));
     }
     Some(seat_order(candidates, chosen, rng))
 }
@@ -122,11 +133,11 @@ fn seed(candidates: &[Candidate]) -> Option<usize> {
 /// candidate at the drawn rank in the order of (|Δμ|, a shuffle). Only the nearest `rank + 1`
 /// are kept while scanning, in a heap: the rank is usually small, so a pick costs one pass
 /// over the ladder and no sort.
-fn opponent(candidates: &[Candidate], chosen: &[usize], rng: &mut impl Rng) -> usize {
+fn opponent(candidates: &[Candidate], chosen: &[usize], tail: f64, rng: &mut impl Rng) -> usize {
     let free = |c: &Candidate| chosen.iter().all(|&i| candidates[i].bot != c.bot);
     // As many free candidates as there are others when each bot has one version on the
     // ladder, as it should; if some have more, a rank beyond them takes the farthest.
-    let rank = window_rank(candidates.len() - chosen.len(), WINDOW_TAIL, rng);
+    let rank = window_rank(candidates.len() - chosen.len(), tail, rng);
     let mu = candidates[chosen[0]].rating.mu;
     // Ties (every newcomer has μ 25) go in an order drawn once per pick: one draw, not n.
     let salt: u64 = rng.random();
