@@ -344,7 +344,6 @@ mod tests {
 
     use super::*;
     use crate::work::{WorkOptions, work};
-    use arbiter_builds::{SandboxConfig, SandboxPolicy};
     use arbiter_store::{
         ArenaMatchState, Handed, MatchSummary, PlaygroundOpponent, Presence, StoredProgram,
     };
@@ -373,7 +372,8 @@ mod tests {
         WorkOptions {
             idle: Duration::from_millis(100),
             match_jobs: 2,
-            sandbox: SandboxPolicy::Required(SandboxConfig::default()),
+            // The sandbox where the machine has one (bubblewrap), else the bots' own rights:
+            // these tests are about the ladder, not the jail.
             work: dir.join("builds"),
             programs: dir.join("programs"),
             ..WorkOptions::new("ladder-test-worker")
