@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arbiter_referee::Fault;
 
+use crate::play::{Arena, PlayFailure};
 use crate::players::{self, Contestant, Status};
-use crate::pool::{Arena, PlayFailure};
 use crate::replays;
 
 /// What the check of one player found.
