@@ -164,6 +164,7 @@ fn create<G: CatalogGame>(
         name: None,
         dir: None,
         add: plan.specs.to_vec(),
+        stored: Vec::new(),
         format: Some(Format::Sprt),
         rounds: None,
         challenger: None,

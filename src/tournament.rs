@@ -200,7 +200,7 @@ struct NameArgs {
 const MAX_NAME: usize = 120;
 
 /// A tournament name as given, refused when it is empty, too long or holds control characters.
-fn tournament_name(text: &str) -> Result<String, String> {
+pub(crate) fn tournament_name(text: &str) -> Result<String, String> {
     let name = text.trim();
     if name.is_empty() {
         return Err("a tournament name needs a visible character".into());
@@ -268,6 +268,7 @@ impl Visit for RunNew {
             name: args.name,
             dir: args.dir,
             add: args.add,
+            stored: Vec::new(),
             format: args.format.map(Format::from),
             rounds: args.rounds,
             challenger: args.challenger,

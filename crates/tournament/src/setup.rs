@@ -27,6 +27,10 @@ pub struct NewTournament<S> {
     pub dir: Option<PathBuf>,
     /// More players: `builtin:NAME` or a player folder.
     pub add: Vec<String>,
+    /// Players whose programs the store holds already, built and checked where they were
+    /// handed in (an arena's versions, see [`programs::stored_player`]): they are not checked
+    /// again, and their programs not stored again.
+    pub stored: Vec<Contestant>,
     /// The name the organiser gives the tournament, if any.
     pub name: Option<String>,
     /// The format; by default round-robin for 2-player games, groups otherwise.
@@ -123,7 +127,12 @@ pub fn create<G: CatalogGame>(
     let per_match = arena.players_per_match();
     let mut players = match &mut new.sprt {
         Some(plan) => sprt_players::<G>(plan, &new.add, per_match, new.commands)?,
-        None => gather_players::<G>(new.dir.as_deref(), &new.add, new.commands)?,
+        None => gather_players::<G>(
+            new.dir.as_deref(),
+            &new.add,
+            std::mem::take(&mut new.stored),
+            new.commands,
+        )?,
     };
     refuse_large_folders(&mut players, &new.sandbox);
     for p in players.iter().filter(|p| p.status == Status::Invalid) {
@@ -308,7 +317,7 @@ fn check<G: CatalogGame>(
 ) {
     let to_check = players
         .iter()
-        .filter(|p| p.status == Status::Ok && p.is_process())
+        .filter(|p| compliance::needs_check(p))
         .count();
     if to_check > 0 {
         on_note(Note::Checking(to_check));
@@ -328,9 +337,10 @@ fn check<G: CatalogGame>(
     }
 }
 
-/// Stores the program of every player that plays, its hash on the player, so that workers on
-/// any machine run it (see [`crate::programs`]). A folder that cannot be stored (too large, a
-/// special file, unreadable) keeps its player out, as an invalid folder does.
+/// Stores the program of every player that plays and has none stored yet, its hash on the
+/// player, so that workers on any machine run it (see [`crate::programs`]). A folder that
+/// cannot be stored (too large, a special file, unreadable) keeps its player out, as an
+/// invalid folder does.
 fn store_programs(
     store: &Store,
     players: &mut [Contestant],
@@ -339,7 +349,7 @@ fn store_programs(
 ) -> Result<(), TournamentError> {
     for p in players
         .iter_mut()
-        .filter(|p| p.status.plays() && p.is_process())
+        .filter(|p| p.status.plays() && p.is_process() && p.program.is_none())
     {
         match programs::store_program(store, p, max_mb)? {
             Ok((hash, links)) => {
@@ -459,10 +469,12 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> TournamentError {
     move |source| TournamentError::Io { what, source }
 }
 
-/// The players of a folder and those added with `--add`, each id once.
+/// The players of a folder, those added with `--add` and those `stored` already, each id
+/// once.
 pub fn gather_players<G: CatalogGame>(
     dir: Option<&Path>,
     add: &[String],
+    stored: Vec<Contestant>,
     commands: Commands,
 ) -> Result<Vec<Contestant>, TournamentError> {
     let mut players = match dir {
@@ -471,13 +483,10 @@ pub fn gather_players<G: CatalogGame>(
     };
     for name in add {
         let player = added_player::<G>("--add", name, commands)?;
-        if players.iter().any(|p| p.id == player.id) {
-            return Err(setup(format!(
-                "--add {name}: there is already a player {}",
-                player.id
-            )));
-        }
-        players.push(player);
+        join(&mut players, player, &format!("--add {name}"))?;
+    }
+    for player in stored {
+        join(&mut players, player, "a stored program")?;
     }
     if players.is_empty() {
         return Err(setup(
@@ -485,6 +494,22 @@ pub fn gather_players<G: CatalogGame>(
         ));
     }
     Ok(players)
+}
+
+/// Adds `player`, given as `given`, unless a player of its id is there already.
+fn join(
+    players: &mut Vec<Contestant>,
+    player: Contestant,
+    given: &str,
+) -> Result<(), TournamentError> {
+    if players.iter().any(|p| p.id == player.id) {
+        return Err(setup(format!(
+            "{given}: there is already a player {}",
+            player.id
+        )));
+    }
+    players.push(player);
+    Ok(())
 }
 
 /// The two players of an SPRT, A and B, as `add` gives them; their ids go into `plan`. The
@@ -610,5 +635,45 @@ mod tests {
         assert_eq!(players[3].program, None);
         store.close();
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// The players of an arena's final: robots added by name, versions whose programs are
+    /// stored already; each id once, and they alone are players enough.
+    #[test]
+    fn players_stored_already_join_those_added() {
+        use arbiter_games::quoridor::Quoridor;
+        let version = Contestant {
+            id: "walker v1".into(),
+            alias: "walker v1".into(),
+            full_name: "ann".into(),
+            command: Some("./bot".into()),
+            folder: None,
+            status: Status::Ok,
+            reason: None,
+            program: Some("ab".repeat(32)),
+        };
+        let add = vec!["builtin:random".to_owned()];
+        let players =
+            gather_players::<Quoridor>(None, &add, vec![version.clone()], Commands::AsWritten)
+                .unwrap();
+        let ids: Vec<&str> = players.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["builtin:random", "walker v1"]);
+        let alone =
+            gather_players::<Quoridor>(None, &[], vec![version.clone()], Commands::AsWritten);
+        assert_eq!(alone.unwrap().len(), 1);
+        let twice = gather_players::<Quoridor>(
+            None,
+            &[],
+            vec![version.clone(), version],
+            Commands::AsWritten,
+        );
+        let error = twice.unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "a stored program: there is already a player walker v1"
+        );
+        // Neither checked nor stored again.
+        assert!(!compliance::needs_check(&players[1]));
+        assert!(!compliance::needs_check(&players[0]), "a robot");
     }
 }
