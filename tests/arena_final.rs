@@ -49,9 +49,13 @@ impl Arena {
 }
 
 impl Drop for Arena {
+    /// Kills the server; its empty folder of builds, which the next worker would sweep, is
+    /// removed.
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let builds = std::env::temp_dir().join(format!("arbiter-builds-{}", self.child.id()));
+        let _ = std::fs::remove_dir(builds);
     }
 }
 
