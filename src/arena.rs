@@ -40,6 +40,10 @@ enum ArenaCommand {
     /// Serve the arena's pages and API; prints `arena on http://ADDR` once it listens, and
     /// serves until SIGTERM. It builds and checks what is handed in too, unless --no-work.
     Serve(ServeArgs),
+    /// Make a tournament of the top N of a game's ladder (the arena's final), stored in the
+    /// arena's database for `arbiter tournament resume` or workers to play; prints
+    /// `tournament N`.
+    Final(crate::arena_final::FinalArgs),
 }
 
 #[derive(Args)]
@@ -184,6 +188,7 @@ pub fn run<C: Catalog>(args: ArenaArgs) -> Result<()> {
         ArenaCommand::Token(args) => token(args),
         ArenaCommand::Invite(args) => invite(args),
         ArenaCommand::Serve(args) => serve::<C>(args),
+        ArenaCommand::Final(args) => crate::arena_final::run::<C>(args),
     }
 }
 

@@ -15,7 +15,8 @@ use arbiter_store::{Presence, Tournament};
 use arbiter_tournament::Format;
 use arbiter_tournament::pool::{self, PoolEvent};
 use arbiter_tournament::schedule::MAX_MATCHES;
-use arbiter_tournament::setup::{self, NewTournament, StoredSettings};
+use arbiter_tournament::settings::StoredSettings;
+use arbiter_tournament::setup::{self, NewTournament};
 use arbiter_tournament::sprt::{SprtPlan, Tally};
 use clap::{Args, FromArgMatches, ValueEnum};
 use serde_json::json;
@@ -163,6 +164,7 @@ fn create<G: CatalogGame>(
         name: None,
         dir: None,
         add: plan.specs.to_vec(),
+        stored: Vec::new(),
         format: Some(Format::Sprt),
         rounds: None,
         challenger: None,

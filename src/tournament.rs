@@ -12,9 +12,10 @@ use std::sync::Arc;
 use arbiter_referee::Commands;
 use arbiter_store::blocking::Store;
 use arbiter_store::{MatchRow, MatchState, Presence, Scope, Tournament};
+use arbiter_tournament::Arena;
 use arbiter_tournament::WorkerName;
 use arbiter_tournament::players::{self, Contestant};
-use arbiter_tournament::pool::{self, Arena, PoolEvent, RunOptions, Until};
+use arbiter_tournament::pool::{self, PoolEvent, RunOptions, Until};
 use arbiter_tournament::setup::{self, NewTournament, Note};
 use arbiter_tournament::{Format, standings};
 use clap::{Args, FromArgMatches, Subcommand, ValueEnum};
@@ -199,7 +200,7 @@ struct NameArgs {
 const MAX_NAME: usize = 120;
 
 /// A tournament name as given, refused when it is empty, too long or holds control characters.
-fn tournament_name(text: &str) -> Result<String, String> {
+pub(crate) fn tournament_name(text: &str) -> Result<String, String> {
     let name = text.trim();
     if name.is_empty() {
         return Err("a tournament name needs a visible character".into());
@@ -267,6 +268,7 @@ impl Visit for RunNew {
             name: args.name,
             dir: args.dir,
             add: args.add,
+            stored: Vec::new(),
             format: args.format.map(Format::from),
             rounds: args.rounds,
             challenger: args.challenger,

@@ -11,7 +11,8 @@ use arbiter_arena::work::work;
 use arbiter_catalog::Catalog;
 use arbiter_store::{Scope, Tournament};
 use arbiter_text::for_terminal as shown;
-use arbiter_tournament::pool::{self, Arena, PoolEvent, RunOptions, Until};
+use arbiter_tournament::Arena;
+use arbiter_tournament::pool::{self, PoolEvent, RunOptions, Until};
 use arbiter_tournament::{TournamentError, WorkerName};
 use clap::Args;
 

@@ -10,7 +10,7 @@ use arbiter_catalog::{
 use arbiter_referee::{MatchConfig, MatchReport, SeatSpec};
 use arbiter_sandbox::Sandbox;
 
-use crate::pool::{Arena, PlayFailure};
+use crate::play::{Arena, PlayFailure};
 
 /// Plays the matches of a tournament of game `G` with the settings it was created with.
 pub struct GameArena<G: CatalogGame> {

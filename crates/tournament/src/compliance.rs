@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arbiter_referee::Fault;
 
+use crate::play::{Arena, PlayFailure};
 use crate::players::{self, Contestant, Status};
-use crate::pool::{Arena, PlayFailure};
 use crate::replays;
 
 /// What the check of one player found.
@@ -25,7 +25,14 @@ enum Verdict {
     Fail(String),
 }
 
-/// Checks every player program that is `ok`, `jobs` at a time, and marks those that fail
+/// Whether player `p` is checked: a program that is `ok` and was not stored before the
+/// tournament (a stored one, an arena's version, passed the arena's check, which plays whole
+/// matches from every seat). Robots are not checked.
+pub fn needs_check(p: &Contestant) -> bool {
+    p.status == Status::Ok && p.is_process() && p.program.is_none()
+}
+
+/// Checks every player program that [`needs_check`], `jobs` at a time, and marks those that fail
 /// `failing` (or `kept` with `keep_failing`) with the reason. Returns the warnings, by index
 /// in `players`, of those that play with one. The check's replays are kept in `replays` as
 /// `check-ID.jsonl.gz`, for the bot's author.
@@ -37,7 +44,7 @@ pub fn check_players(
     keep_failing: bool,
 ) -> Vec<(usize, String)> {
     let todo: Vec<usize> = (0..players.len())
-        .filter(|&i| players[i].status == Status::Ok && players[i].is_process())
+        .filter(|&i| needs_check(&players[i]))
         .collect();
     let verdicts: Mutex<Vec<(usize, Verdict)>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);

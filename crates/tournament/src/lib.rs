@@ -1,35 +1,47 @@
 //! Tournaments: a folder of player folders in, a ranking that can be defended out, surviving a
 //! reboot halfway.
 //!
-//! - [`players`]: who takes part (player folders with `info.txt`, built-in robots).
-//! - [`schedule`], [`swiss`], [`matching`], [`plan`]: who plays whom, in which seat, with which
-//!   seed — round-robin, gauntlet, groups, Swiss.
-//! - the store (crate `arbiter-store`): tournaments, players, matches and ratings in SQLite or
-//!   PostgreSQL.
-//! - [`pool`]: plays the queued matches `jobs` at a time and commits each result.
-//! - [`programs`]: player folders stored in the store by hash, run from a local cache.
-//! - [`ratings`], [`standings`]: Elo or Weng-Lin, the table and its exports.
-//! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
-//! - a match's replay is sent to the store as it is written (PostgreSQL stores), by
-//!   `arbiter_store::upload`.
+//! The modules read top-down: each uses only modules listed after it (a test reading this
+//! crate's source keeps it so).
 //!
+//! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
+//! - [`pool`]: plays the queued matches `jobs` at a time and commits each result.
+//! - [`plan`]: which matches a tournament has — the schedule written when it is created, Swiss's
+//!   next round — and what it needs as results come in.
+//! - [`settings`]: what a tournament is stored with, so that it resumes as it started.
 //! - [`sprt`]: SPRT tournaments — two players in pairs of games until a sequential test
 //!   decides.
-//! - [`setup`]: a new tournament (players, format, compliance check, stored settings).
+//! - [`standings`], [`ratings`]: the table and its exports; Elo or Weng-Lin.
+//! - [`compliance`]: the check each player program passes before the first match.
 //! - [`arena`]: [`arena::GameArena`], which plays the matches of any game of the catalog.
+//! - [`programs`]: player folders stored in the store by hash, run from a local cache.
+//! - [`schedule`], [`swiss`], [`matching`]: who plays whom, in which seat, with which seed —
+//!   round-robin, gauntlet, groups, Swiss.
+//! - [`replays`]: what is read back from a match's replay (turns, the compliance verdict).
+//! - [`play`]: the [`Arena`] a game plays matches through, and why a match was not played.
+//! - [`players`]: who takes part (player folders with `info.txt`, built-in robots).
+//! - [`worker_name`]: how a worker is named in the store, and whether it is gone.
+//!
+//! Beside them, the store (crate `arbiter-store`) keeps tournaments, players, matches and
+//! ratings in SQLite or PostgreSQL; a match's replay is sent to it as it is written
+//! (PostgreSQL stores), by `arbiter_store::upload`.
 
 #![warn(missing_docs)]
 
 pub mod arena;
 pub mod compliance;
 pub mod matching;
+#[cfg(test)]
+mod module_graph;
 pub mod plan;
+pub mod play;
 pub mod players;
 pub mod pool;
 pub mod programs;
 pub mod ratings;
 pub mod replays;
 pub mod schedule;
+pub mod settings;
 pub mod setup;
 pub mod sprt;
 pub mod standings;
@@ -39,8 +51,9 @@ pub mod worker_name;
 use std::io;
 use std::path::PathBuf;
 
+pub use play::{Arena, PlayFailure};
 pub use players::{Contestant, Status};
-pub use pool::{Arena, Arenas, PlayFailure, PoolEvent, RunOptions, RunSummary, Until};
+pub use pool::{Arenas, PoolEvent, RunOptions, RunSummary, Until};
 pub use schedule::Format;
 pub use setup::replays_cache;
 pub use worker_name::WorkerName;

@@ -6,13 +6,10 @@ use std::collections::HashMap;
 use crate::TournamentError;
 use crate::players::Contestant;
 use crate::schedule::{Format, Pairing, match_seed, round_rng, schedule};
-use crate::setup::StoredSettings;
-use crate::standings::BYE_POINTS;
-use crate::standings::{compute, rating_rows};
+use crate::settings::StoredSettings;
+use crate::standings::{BYE_POINTS, round_ratings};
 use crate::swiss::{SwissRecord, pair_round};
-use arbiter_store::{
-    Advance, MatchRow, MatchState, NewMatch, RatingRow, Round, Standing, Tournament,
-};
+use arbiter_store::{Advance, MatchRow, MatchState, NewMatch, Round, Standing, Tournament};
 
 /// The players who play, in the order schedules index them (by id).
 pub fn playing(players: &[Contestant]) -> Vec<&Contestant> {
@@ -121,33 +118,6 @@ pub fn advance(t: &Tournament, players: &[Contestant], standing: &Standing) -> A
         round,
         ..Advance::default()
     }
-}
-
-/// The ratings snapshots of the rounds completed since the last one stored, up to `complete`.
-pub fn round_ratings(
-    t: &Tournament,
-    players: &[Contestant],
-    standing: &Standing,
-    complete: u32,
-) -> Vec<(u32, Vec<RatingRow>)> {
-    let matches = &standing.matches;
-    (standing.rated + 1..=complete)
-        .map(|round| {
-            let matches: Vec<MatchRow> = matches
-                .iter()
-                .filter(|m| m.round <= round)
-                .cloned()
-                .collect();
-            let byes: Vec<(u32, String)> = standing
-                .byes
-                .iter()
-                .filter(|b| b.0 <= round)
-                .cloned()
-                .collect();
-            let table = compute(players, &matches, &byes, t.players_per_match);
-            (round, rating_rows(&table))
-        })
-        .collect()
 }
 
 /// Swiss round `round`, numbered after the matches so far.

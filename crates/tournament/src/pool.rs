@@ -13,9 +13,11 @@ use std::time::{Duration, Instant};
 use arbiter_referee::{MatchReport, SeatSpec};
 
 use crate::plan::{advance, playing, swiss_round_size};
+use crate::play::{Arena, CANNOT_START, PlayFailure};
 use crate::players::Contestant;
 use crate::programs;
 use crate::schedule::Format;
+use crate::settings::StoredSettings;
 use crate::worker_name::WorkerName;
 use crate::{TournamentError, replays};
 use arbiter_store::blocking::{ReplayStore, Store};
@@ -24,41 +26,6 @@ use arbiter_store::{
     Expired, Handed, MatchReplay, MatchRow, MatchState, ReplayKey, Scope, SeatFaults, StoreError,
     StoredResult, Tournament,
 };
-
-/// What plays the matches of a tournament: the command line implements it for each game.
-pub trait Arena: Send + Sync {
-    /// Players a match of the game has.
-    fn players_per_match(&self) -> usize;
-
-    /// Plays one match of round `round` (from 1) between `seats` (in seat order) seeded
-    /// `seed`, writing its replay.
-    fn play(
-        &self,
-        seats: &[SeatSpec],
-        seed: u64,
-        round: u32,
-        replay: &Path,
-    ) -> Result<MatchReport, PlayFailure>;
-
-    /// Plays a match between `seat` and the game's simplest robots in the other seats, with
-    /// `seat` first, for the compliance check.
-    fn check(&self, seat: &SeatSpec, replay: &Path) -> Result<MatchReport, PlayFailure>;
-}
-
-/// Why a match was not played.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PlayFailure {
-    /// A seat's program could not be started: the player's fault, scored as a forfeit.
-    CannotStart {
-        /// The seat, from 0.
-        seat: usize,
-        /// Why it could not be started.
-        reason: String,
-    },
-    /// Arbiter or the machine failed (a referee error, a replay that could not be written): the
-    /// match is tried again and never scored against a bot.
-    Arbiter(String),
-}
 
 /// How the pool plays the matches.
 #[derive(Clone, Debug)]
@@ -725,7 +692,7 @@ impl Coordinator<'_> {
 /// The replay folder of tournament `t`: the one it was created with, or, when that cannot be
 /// made here (another machine's folder), `t{id}` under `local`.
 fn replays_folder(t: &Tournament, local: &Path) -> Result<PathBuf, TournamentError> {
-    let stored = crate::setup::StoredSettings::<serde::de::IgnoredAny>::of(t)?;
+    let stored = StoredSettings::<serde::de::IgnoredAny>::of(t)?;
     if std::fs::create_dir_all(&stored.replays).is_ok() {
         return Ok(stored.replays);
     }
@@ -788,9 +755,6 @@ fn result_of(row: &MatchRow, played: &Played, replay: &Path) -> StoredResult {
 
 /// A match whose seat `seat` could not be started: that player is last with nothing, the others
 /// share first place, as when a bot forfeits.
-/// The reason of a match lost by a seat whose program could not be started.
-pub const CANNOT_START: &str = "cannot_start";
-
 fn forfeit(row: &MatchRow, seat: usize, reason: String) -> StoredResult {
     let n = row.seats.len();
     let share = 1.0 / (n - 1).max(1) as f64;

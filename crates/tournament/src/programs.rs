@@ -6,14 +6,14 @@
 use std::path::{Path, PathBuf};
 
 use arbiter_programs::{ProgramError, cache};
-use arbiter_referee::SeatSpec;
+use arbiter_referee::{Commands, SeatSpec};
 use arbiter_store::StoredProgram;
 use arbiter_store::blocking::Store;
 
 pub use arbiter_programs::DEFAULT_MAX_MB;
 
 use crate::TournamentError;
-use crate::players::{self, Contestant};
+use crate::players::{self, Contestant, Status};
 
 /// Packs the folder of player `p` into an archive of at most `max_mb` MiB and stores it,
 /// returning its hash and the links of the folder that point outside it (see
@@ -83,11 +83,49 @@ pub fn seat_spec(store: &Store, p: &Contestant, cache: &Path) -> Result<SeatSpec
     players::seat_spec(&local)
 }
 
+/// The player `id` of program `hash`, which the store holds already, built and checked where
+/// it was handed in (an arena's version): run as the `info.txt` of the program says, read
+/// from the program in `cache` (fetched from the store the first time). It has no folder of its
+/// own: every worker runs it from the store.
+pub fn stored_player(
+    store: &Store,
+    id: &str,
+    hash: &str,
+    cache: &Path,
+) -> Result<Contestant, TournamentError> {
+    let stored = Contestant {
+        id: id.to_owned(),
+        alias: id.to_owned(),
+        full_name: String::new(),
+        command: None,
+        folder: None,
+        status: Status::Ok,
+        reason: None,
+        program: Some(hash.to_owned()),
+    };
+    let folder = local_folder(store, &stored, cache)?;
+    let read = players::discover_one(id, &folder, Commands::AsWritten);
+    if read.status != Status::Ok {
+        return Err(TournamentError::Player {
+            id: id.to_owned(),
+            message: format!(
+                "its program {hash} is not a player folder: {}",
+                read.reason.unwrap_or_default()
+            ),
+        });
+    }
+    Ok(Contestant {
+        folder: None,
+        program: Some(hash.to_owned()),
+        ..read
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
 
-    use arbiter_store::{Presence, Status, Tournament, now_ms};
+    use arbiter_store::{Presence, Tournament, now_ms};
 
     use super::*;
     use crate::schedule::Format;
@@ -206,6 +244,57 @@ mod tests {
         assert_eq!(specs[0], specs[1]);
         assert_eq!(run(&specs[1]), "MOVE 3\n");
         assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// An arena's version: its program in the store, no folder; it plays as its `info.txt`
+    /// says, from the cache.
+    #[test]
+    fn a_program_stored_already_is_a_player_run_from_the_store() {
+        let root = scratch("stored-player");
+        let store = Store::open(root.join("t.db").to_str().unwrap(), Presence::MayCreate).unwrap();
+        let p = player_folder(&root.join("players/123456"));
+        let (hash, _) = store_program(&store, &p, 1).unwrap().unwrap();
+        let cache = root.join("cache");
+        let player = stored_player(&store, "walker v3", &hash, &cache).unwrap();
+        assert_eq!(
+            (
+                player.id.as_str(),
+                player.alias.as_str(),
+                player.full_name.as_str()
+            ),
+            ("walker v3", "reader", "Ada Lovelace")
+        );
+        assert_eq!(player.command.as_deref(), Some("./bot.sh"));
+        assert_eq!((player.folder.clone(), player.status), (None, Status::Ok));
+        assert_eq!(player.program.as_deref(), Some(hash.as_str()));
+        assert_eq!(
+            run(&seat_spec(&store, &player, &cache).unwrap()),
+            "MOVE 3\n"
+        );
+
+        // A program that is not a player folder cannot play.
+        let bare = root.join("bare");
+        std::fs::create_dir_all(&bare).unwrap();
+        std::fs::write(bare.join("bot.sh"), "#!/bin/sh\n").unwrap();
+        let packed = arbiter_programs::pack(&bare, 1 << 20).unwrap();
+        store
+            .save_program(&StoredProgram {
+                hash: packed.hash.clone(),
+                size: packed.size,
+                entries: packed.entries,
+                archive: packed.archive,
+            })
+            .unwrap();
+        let error = stored_player(&store, "bare v1", &packed.hash, &cache)
+            .unwrap_err()
+            .to_string();
+        let not = format!(
+            "player bare v1: its program {} is not a player folder: ",
+            packed.hash
+        );
+        assert!(error.starts_with(&not), "{error}");
+        store.close();
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -6,16 +6,16 @@ use std::path::{Path, PathBuf};
 use arbiter_catalog::{CatalogGame, TimeLimits, robot_list};
 use arbiter_referee::Commands;
 use arbiter_sandbox::SandboxPolicy;
-use serde::{Deserialize, Serialize};
 
 use crate::TournamentError;
 use crate::arena::GameArena;
 use crate::compliance;
 use crate::plan::initial_matches;
+use crate::play::Arena;
 use crate::players::{self, Contestant, Status};
-use crate::pool::Arena;
 use crate::programs;
 use crate::schedule::Format;
+use crate::settings::StoredSettings;
 use crate::sprt::{ROUNDS_AHEAD, SprtPlan};
 use arbiter_store::blocking::Store;
 use arbiter_store::{Tournament, now_ms};
@@ -27,6 +27,10 @@ pub struct NewTournament<S> {
     pub dir: Option<PathBuf>,
     /// More players: `builtin:NAME` or a player folder.
     pub add: Vec<String>,
+    /// Players whose programs the store holds already, built and checked where they were
+    /// handed in (an arena's versions, see [`programs::stored_player`]): they are not checked
+    /// again, and their programs not stored again.
+    pub stored: Vec<Contestant>,
     /// The name the organiser gives the tournament, if any.
     pub name: Option<String>,
     /// The format; by default round-robin for 2-player games, groups otherwise.
@@ -58,51 +62,6 @@ pub struct NewTournament<S> {
     pub sprt: Option<SprtPlan>,
     /// How the commands of player folders are run.
     pub commands: Commands,
-}
-
-/// The settings a tournament is stored with, typed: the game's settings under `flags` (the
-/// key stores have always used, so stores written before typed settings resume), the time
-/// limits, and how its matches are run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StoredSettings<S> {
-    /// The game's settings.
-    pub flags: S,
-    /// The time limits.
-    #[serde(default)]
-    pub time: TimeLimits,
-    /// Where the replays go.
-    pub replays: PathBuf,
-    /// The challenger of a gauntlet.
-    #[serde(default)]
-    pub challenger: Option<String>,
-    /// Whether players that failed the compliance check play.
-    #[serde(default)]
-    pub keep_failing: bool,
-    /// Tries of a match that fails because of Arbiter or the machine.
-    #[serde(default = "default_attempts")]
-    pub attempts: u32,
-    /// Whether and how bot programs are sandboxed (tournaments stored before there was a
-    /// sandbox resume in one where the machine allows it).
-    #[serde(default)]
-    pub sandbox: SandboxPolicy,
-    /// What an SPRT tournament plays and tests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<SprtPlan>,
-}
-
-fn default_attempts() -> u32 {
-    3
-}
-
-impl<S: serde::de::DeserializeOwned> StoredSettings<S> {
-    /// The settings of a stored tournament.
-    pub fn of(t: &Tournament) -> Result<Self, TournamentError> {
-        serde_json::from_value(t.settings.clone()).map_err(|e| {
-            TournamentError::Store(arbiter_store::StoreError::Corrupt(format!(
-                "the stored settings: {e}"
-            )))
-        })
-    }
 }
 
 /// The arena of a stored tournament of game `G`, as it was created.
@@ -168,7 +127,12 @@ pub fn create<G: CatalogGame>(
     let per_match = arena.players_per_match();
     let mut players = match &mut new.sprt {
         Some(plan) => sprt_players::<G>(plan, &new.add, per_match, new.commands)?,
-        None => gather_players::<G>(new.dir.as_deref(), &new.add, new.commands)?,
+        None => gather_players::<G>(
+            new.dir.as_deref(),
+            &new.add,
+            std::mem::take(&mut new.stored),
+            new.commands,
+        )?,
     };
     refuse_large_folders(&mut players, &new.sandbox);
     for p in players.iter().filter(|p| p.status == Status::Invalid) {
@@ -353,7 +317,7 @@ fn check<G: CatalogGame>(
 ) {
     let to_check = players
         .iter()
-        .filter(|p| p.status == Status::Ok && p.is_process())
+        .filter(|p| compliance::needs_check(p))
         .count();
     if to_check > 0 {
         on_note(Note::Checking(to_check));
@@ -373,9 +337,10 @@ fn check<G: CatalogGame>(
     }
 }
 
-/// Stores the program of every player that plays, its hash on the player, so that workers on
-/// any machine run it (see [`crate::programs`]). A folder that cannot be stored (too large, a
-/// special file, unreadable) keeps its player out, as an invalid folder does.
+/// Stores the program of every player that plays and has none stored yet, its hash on the
+/// player, so that workers on any machine run it (see [`crate::programs`]). A folder that
+/// cannot be stored (too large, a special file, unreadable) keeps its player out, as an
+/// invalid folder does.
 fn store_programs(
     store: &Store,
     players: &mut [Contestant],
@@ -384,7 +349,7 @@ fn store_programs(
 ) -> Result<(), TournamentError> {
     for p in players
         .iter_mut()
-        .filter(|p| p.status.plays() && p.is_process())
+        .filter(|p| p.status.plays() && p.is_process() && p.program.is_none())
     {
         match programs::store_program(store, p, max_mb)? {
             Ok((hash, links)) => {
@@ -504,10 +469,12 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> TournamentError {
     move |source| TournamentError::Io { what, source }
 }
 
-/// The players of a folder and those added with `--add`, each id once.
+/// The players of a folder, those added with `--add` and those `stored` already, each id
+/// once.
 pub fn gather_players<G: CatalogGame>(
     dir: Option<&Path>,
     add: &[String],
+    stored: Vec<Contestant>,
     commands: Commands,
 ) -> Result<Vec<Contestant>, TournamentError> {
     let mut players = match dir {
@@ -516,13 +483,10 @@ pub fn gather_players<G: CatalogGame>(
     };
     for name in add {
         let player = added_player::<G>("--add", name, commands)?;
-        if players.iter().any(|p| p.id == player.id) {
-            return Err(setup(format!(
-                "--add {name}: there is already a player {}",
-                player.id
-            )));
-        }
-        players.push(player);
+        join(&mut players, player, &format!("--add {name}"))?;
+    }
+    for player in stored {
+        join(&mut players, player, "a stored program")?;
     }
     if players.is_empty() {
         return Err(setup(
@@ -530,6 +494,22 @@ pub fn gather_players<G: CatalogGame>(
         ));
     }
     Ok(players)
+}
+
+/// Adds `player`, given as `given`, unless a player of its id is there already.
+fn join(
+    players: &mut Vec<Contestant>,
+    player: Contestant,
+    given: &str,
+) -> Result<(), TournamentError> {
+    if players.iter().any(|p| p.id == player.id) {
+        return Err(setup(format!(
+            "{given}: there is already a player {}",
+            player.id
+        )));
+    }
+    players.push(player);
+    Ok(())
 }
 
 /// The two players of an SPRT, A and B, as `add` gives them; their ids go into `plan`. The
@@ -597,57 +577,6 @@ fn added_player<G: CatalogGame>(
 mod tests {
     use super::*;
 
-    /// The settings as `arbiter tournament run` stored them before they were typed: every
-    /// game's flags in one object.
-    const OLD: &str = r#"{
-        "flags": {"players": null, "board": 7, "walls": null, "max_ticks": 40,
-                  "start_player": null, "board_seed": 12, "obstacles": null,
-                  "start_token": "start", "level": null, "level_seed": null,
-                  "level_file": null},
-        "time": {"time_bank_ms": null, "time_per_turn_ms": null,
-                 "time_per_reply_ms": 500, "startup_ms": null},
-        "replays": "/tmp/t-replays/t1",
-        "challenger": null,
-        "keep_failing": false,
-        "attempts": 2
-    }"#;
-
-    fn old(game: &str) -> Tournament {
-        Tournament {
-            id: 1,
-            game: game.into(),
-            format: Format::RoundRobin,
-            seed: 12,
-            rounds: 1,
-            players_per_match: 2,
-            settings: serde_json::from_str(OLD).unwrap(),
-            created: 0,
-            finished: None,
-            max_attempts: 2,
-            name: None,
-        }
-    }
-
-    #[test]
-    fn settings_stored_before_they_were_typed_read_into_each_games_type() {
-        let quoridor =
-            StoredSettings::<arbiter_catalog::quoridor::QuoridorSettings>::of(&old("quoridor"));
-        let quoridor = quoridor.unwrap();
-        assert_eq!(quoridor.flags.board, Some(7));
-        assert_eq!(quoridor.flags.max_ticks, Some(40));
-        assert_eq!(quoridor.time.time_per_reply_ms, Some(500));
-        assert_eq!(quoridor.attempts, 2);
-        // Stored before there was a sandbox: resumed in one where the machine allows it.
-        assert_eq!(quoridor.sandbox, SandboxPolicy::default());
-        let domino = StoredSettings::<arbiter_catalog::domino::DominoSettings>::of(&old("domino"));
-        let domino = domino.unwrap().flags;
-        assert_eq!(domino.board_seed, Some(12));
-        assert_eq!(domino.start_token.as_deref(), Some("start"));
-        let stored = StoredSettings::<serde::de::IgnoredAny>::of(&old("domino")).unwrap();
-        assert_eq!(stored.replays, Path::new("/tmp/t-replays/t1"));
-        assert_eq!(stored.attempts, 2);
-    }
-
     /// Every player that plays gets its program stored and its hash; one too large to store
     /// does not play, and says why; robots and players out already are left as they are.
     #[test]
@@ -708,49 +637,43 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
     }
 
+    /// The players of an arena's final: robots added by name, versions whose programs are
+    /// stored already; each id once, and they alone are players enough.
     #[test]
-    fn typed_settings_are_stored_and_read_back_the_same() {
-        let stored = StoredSettings {
-            flags: arbiter_catalog::labyrinth::LabyrinthSettings {
-                players: Some(4),
-                level: Some(3),
-                ..Default::default()
-            },
-            time: TimeLimits::default(),
-            replays: "r".into(),
-            challenger: Some("a".into()),
-            keep_failing: true,
-            attempts: 3,
-            sandbox: SandboxPolicy::Required(arbiter_sandbox::SandboxConfig {
-                limits: arbiter_sandbox::Limits {
-                    memory_mb: 300,
-                    ..Default::default()
-                },
-                read_only: vec!["/opt/jdk".into()],
-                folders: arbiter_sandbox::FolderLimits {
-                    max_entries: 20,
-                    ..Default::default()
-                },
-                hidden: vec!["/opt/contest".into()],
-                between_turns: arbiter_sandbox::BetweenTurns::Running,
-            }),
-            sprt: None,
+    fn players_stored_already_join_those_added() {
+        use arbiter_games::quoridor::Quoridor;
+        let version = Contestant {
+            id: "walker v1".into(),
+            alias: "walker v1".into(),
+            full_name: "ann".into(),
+            command: Some("./bot".into()),
+            folder: None,
+            status: Status::Ok,
+            reason: None,
+            program: Some("ab".repeat(32)),
         };
-        let mut t = old("labyrinth");
-        t.settings = serde_json::to_value(&stored).unwrap();
-        assert_eq!(StoredSettings::of(&t).unwrap(), stored);
-        // Stored before folders had limits: resumed with the defaults.
-        t.settings["sandbox"]
-            .as_object_mut()
-            .unwrap()
-            .remove("folders");
-        let SandboxPolicy::Required(config) =
-            StoredSettings::<arbiter_catalog::labyrinth::LabyrinthSettings>::of(&t)
-                .unwrap()
-                .sandbox
-        else {
-            panic!("the policy is kept")
-        };
-        assert_eq!(config.folders, arbiter_sandbox::FolderLimits::default());
+        let add = vec!["builtin:random".to_owned()];
+        let players =
+            gather_players::<Quoridor>(None, &add, vec![version.clone()], Commands::AsWritten)
+                .unwrap();
+        let ids: Vec<&str> = players.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["builtin:random", "walker v1"]);
+        let alone =
+            gather_players::<Quoridor>(None, &[], vec![version.clone()], Commands::AsWritten);
+        assert_eq!(alone.unwrap().len(), 1);
+        let twice = gather_players::<Quoridor>(
+            None,
+            &[],
+            vec![version.clone(), version],
+            Commands::AsWritten,
+        );
+        let error = twice.unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "a stored program: there is already a player walker v1"
+        );
+        // Neither checked nor stored again.
+        assert!(!compliance::needs_check(&players[1]));
+        assert!(!compliance::needs_check(&players[0]), "a robot");
     }
 }

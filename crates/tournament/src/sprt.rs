@@ -17,9 +17,9 @@ use arbiter_sprt::{Pentanomial, Sprt, Status, Verdict};
 use arbiter_store::{Advance, MatchRow, MatchState, NewMatch, Round, Standing, Tournament};
 use serde::{Deserialize, Serialize};
 
-use crate::plan::round_ratings;
 use crate::players::Contestant;
 use crate::schedule::match_seed;
+use crate::standings::round_ratings;
 
 /// Rounds of pairs queued beyond the complete ones: enough that workers do not wait for the
 /// slowest match of a round, few enough that little is played after the test decides.

@@ -6,11 +6,12 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::play::CANNOT_START;
 use crate::players::Contestant;
 use crate::ratings::{
     Duel, conservative, elo_error95, elo_ratings, likelihood_of_superiority, weng_lin_ratings,
 };
-use arbiter_store::{MatchRow, MatchState, RatingRow};
+use arbiter_store::{MatchRow, MatchState, RatingRow, Tournament};
 use arbiter_text::for_terminal;
 
 /// Points a bye is worth in a Swiss tournament: a pairing's full score (two games, one point
@@ -487,10 +488,37 @@ pub fn cross_table(table: &Table) -> String {
     out
 }
 
+/// The ratings snapshots of the rounds completed since the last one stored, up to `complete`.
+pub fn round_ratings(
+    t: &Tournament,
+    players: &[Contestant],
+    standing: &arbiter_store::Standing,
+    complete: u32,
+) -> Vec<(u32, Vec<RatingRow>)> {
+    let matches = &standing.matches;
+    (standing.rated + 1..=complete)
+        .map(|round| {
+            let matches: Vec<MatchRow> = matches
+                .iter()
+                .filter(|m| m.round <= round)
+                .cloned()
+                .collect();
+            let byes: Vec<(u32, String)> = standing
+                .byes
+                .iter()
+                .filter(|b| b.0 <= round)
+                .cloned()
+                .collect();
+            let table = compute(players, &matches, &byes, t.players_per_match);
+            (round, rating_rows(&table))
+        })
+        .collect()
+}
+
 /// Whether a win for this reason is a knockout, as the Domino course's judge counted them: the
 /// loser timed out, or its program could not be started (the judge scored both as a timeout).
 fn is_knockout(reason: &str) -> bool {
-    reason == "timeout" || reason == crate::pool::CANNOT_START
+    reason == "timeout" || reason == CANNOT_START
 }
 
 #[cfg(test)]
@@ -554,7 +582,7 @@ pub(crate) mod tests {
         let mut knockout = done(1, &["a", "b"], &[1.0, 0.0], vec![]);
         knockout.result.as_mut().unwrap().reason = "timeout".into();
         let mut no_start = done(3, &["a", "b"], &[1.0, 0.0], vec![]);
-        no_start.result.as_mut().unwrap().reason = crate::pool::CANNOT_START.into();
+        no_start.result.as_mut().unwrap().reason = CANNOT_START.into();
         let matches = [
             knockout,
             done(2, &["b", "a"], &[0.0, 1.0], vec![]),
