@@ -139,6 +139,8 @@ async fn me_json(state: &ArenaState, viewer: &Viewer, session: &Session) -> AppR
         "games": games,
         "open_signup": state.config().open_signup,
         "public_logs": state.config().public_logs,
+        "ladder_paused": state.store().ladder_paused().await?,
+        "uploads_frozen": state.store().uploads_frozen().await?,
     });
     let Viewer::User { user, .. } = viewer else {
         return Ok(json!({"user": null, "arena": base}));
