@@ -111,6 +111,10 @@ impl From<StoreError> for AppError {
                 AppError::Conflict(error.to_string())
             }
             StoreError::NotFound(_) => AppError::NotFound(error.to_string()),
+            // A rule of the arena (a robot retired, a bot challenging itself): the request
+            // itself is wrong, and the words say which rule.
+            StoreError::NotAllowed(_) => AppError::Conflict(error.to_string()),
+            StoreError::OverQuota { .. } => AppError::TooMany(error.to_string()),
             other => AppError::Internal(other.to_string()),
         }
     }

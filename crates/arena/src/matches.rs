@@ -163,7 +163,7 @@ pub async fn ratings(
             .iter()
             .map(|p| {
                 json!({
-                    "seq": p.seq, "match": p.match_id, "version": p.version, "at": p.at,
+                    "seq": p.seq, "match": p.match_id, "version": p.number, "at": p.at,
                     "mu": p.mu, "sigma": p.sigma, "score": p.mu - 3.0 * p.sigma,
                 })
             })
