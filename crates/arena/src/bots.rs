@@ -55,7 +55,9 @@ pub async fn sprt_json(state: &ArenaState, version: &Version) -> AppResult<Value
     let Some(series) = state.store().series_of_version(version.id).await? else {
         return Ok(Value::Null);
     };
-    let summary = arbiter_ladder::summarize(&series.counts, series.games_wanted);
+    let Some(summary) = series.summary() else {
+        return Ok(Value::Null);
+    };
     let old = state
         .store()
         .version_by_id(series.version_b)

@@ -52,6 +52,9 @@ pub fn match_json(m: &MatchSummary) -> Value {
         "started": m.started,
         "finished": m.finished,
         "series": m.series,
+        "rated": m.rated,
+        "reason": m.reason,
+        "error": m.error,
         "seats": m.seats.iter().map(seat_json).collect::<Vec<_>>(),
         "replay": (state == "finished").then(|| format!("/api/arena/matches/{}/replay", m.id)),
     })

@@ -115,6 +115,12 @@ pub enum Opponent {
     Robot(String),
 }
 
+/// A seed no one chose: the playground's match is a new game each time.
+fn new_seed() -> u64 {
+    let secret = crate::guard::secret();
+    u64::from_str_radix(&secret[..16], 16).unwrap_or_default()
+}
+
 #[derive(Deserialize)]
 pub struct Playground {
     opponent: Opponent,
@@ -174,9 +180,10 @@ pub async fn playground(
             PlaygroundOpponent::Version(other.id)
         }
     };
+    let settings = &state.game(&game)?.settings;
     let id = state
         .store()
-        .start_playground(version.id, opponent)
+        .start_playground(version.id, &opponent, settings, new_seed())
         .await?;
     if let Some(wake) = &state.config().wake {
         wake.notify_one();
