@@ -6,7 +6,7 @@
 //! `sigma`, `games`, `robot`) are a contract with scripts (issue 29); the others are the
 //! page's.
 
-use arbiter_store::LadderEntry;
+use arbiter_store::{ArenaMatchState, LadderEntry};
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -79,7 +79,7 @@ async fn live_json(state: &ArenaState, game: &str) -> AppResult<Value> {
     let store = state.store();
     let live = store.live_matches(game).await?;
     let (running, queued): (Vec<_>, Vec<_>) =
-        live.iter().partition(|m| m.state.as_str() == "running");
+        live.iter().partition(|m| m.state == ArenaMatchState::Running);
     let finished = store.recent_matches(game, FINISHED_SHOWN).await?;
     Ok(json!({
         "paused": store.ladder_paused().await?,

@@ -5,7 +5,7 @@
 
 use arbiter_store::{MatchSummary, SeatSummary};
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -15,7 +15,7 @@ use crate::access::{self, Viewer};
 use crate::bots::find_bot;
 use crate::error::{AppError, AppResult};
 use crate::events::{follow, place};
-use crate::extract::ApiPath;
+use crate::extract::{ApiPath, ApiQuery};
 use crate::redact;
 
 /// The most matches of a bot answered at once; `before` asks for the next page.
@@ -134,7 +134,7 @@ pub async fn bot_matches_json(
 pub async fn bot_matches(
     State(state): State<ArenaState>,
     ApiPath((game, name)): ApiPath<(String, String)>,
-    Query(page): Query<Page>,
+    ApiQuery(page): ApiQuery<Page>,
 ) -> AppResult<Json<Value>> {
     Ok(Json(bot_matches_json(&state, &game, &name, page.before).await?))
 }
@@ -185,13 +185,13 @@ pub async fn find_match(state: &ArenaState, id: i64) -> AppResult<MatchSummary> 
 
 /// The seats of a match that are the viewer's teams' (the replay page opens on one of them).
 fn mine(viewer: &Viewer, m: &MatchSummary) -> Vec<usize> {
-    let teams = seat_teams(m);
-    access::visible_seats(viewer, &teams, false)
+    let Viewer::User { teams, .. } = viewer else {
+        return Vec::new();
+    };
+    m.seats
         .iter()
-        .zip(&teams)
-        .enumerate()
-        .filter(|(_, (visible, team))| **visible && team.is_some())
-        .map(|(seat, _)| seat)
+        .filter(|s| !s.robot && teams.contains(&s.team_id))
+        .map(|s| s.seat)
         .collect()
 }
 

@@ -1558,7 +1558,7 @@ async fn a_playground_match_is_queued_at_once_and_followed_until_it_ends() {
     let mut ada = arena.sign_up("ada").await;
     arena.token_user("bob", false).await;
     ladder(&arena).await;
-    // The queued ladder match is played first by no one: the playground's goes before it.
+    // A ladder match is queued already: the playground's is played before it.
     let uri = "/api/arena/bots/quoridor/b1/playground";
     for (body, status, says) in [
         (json!({"opponent": 1}), 400, "play itself"),
