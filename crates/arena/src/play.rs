@@ -115,6 +115,25 @@ pub enum Opponent {
     Robot(String),
 }
 
+/// Refuses a robot the game does not have: the name is one of its robots, or one of them
+/// with its settings after a `/` (`strong/nodes=2000`, which the robot itself reads).
+fn check_robot(game: &str, robot: &str) -> AppResult<()> {
+    use arbiter_catalog::Catalog;
+    let known: Vec<&str> = arbiter_catalog::Games::games()
+        .into_iter()
+        .find(|g| g.name == game)
+        .map(|g| g.robots.to_vec())
+        .unwrap_or_default();
+    let base = robot.split('/').next().unwrap_or(robot);
+    if known.contains(&base) {
+        return Ok(());
+    }
+    Err(AppError::NotFound(format!(
+        "{game} has no robot {robot:?} (its robots: {}; strong/nodes=N searches N nodes)",
+        known.join(", ")
+    )))
+}
+
 /// A seed no one chose: the playground's match is a new game each time.
 fn new_seed() -> u64 {
     let secret = crate::guard::secret();
@@ -169,7 +188,10 @@ pub async fn playground(
                 "name the robot to play against (or a version number)".to_owned(),
             ));
         }
-        Opponent::Robot(robot) => PlaygroundOpponent::Robot(robot.trim().to_owned()),
+        Opponent::Robot(robot) => {
+            check_robot(&game, robot.trim())?;
+            PlaygroundOpponent::Robot(robot.trim().to_owned())
+        }
         Opponent::Version(number) => {
             let other = playing_version(&state, &bot, Some(number)).await?;
             if other.id == version.id {

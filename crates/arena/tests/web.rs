@@ -1442,7 +1442,10 @@ async fn the_leaderboard_answers_the_contract_s_keys_best_first_with_robots_mark
         .get(&mut Client::default(), "/api/arena/bots/quoridor/b1/matches")
         .await
         .json();
-    let first = &page["matches"][0];
+    // Newest first: the queued match, then the finished one.
+    assert_eq!(page["matches"][0]["state"], "queued");
+    assert!(page["matches"][0]["result"].is_null() && page["matches"][0]["replay"].is_null());
+    let first = &page["matches"][1];
     assert_eq!(first["id"], finished);
     assert_eq!((first["seat"].as_i64(), first["result"].as_str()), (Some(0), Some("win")));
     assert_eq!(first["opponents"][0]["bot"], "b2");
