@@ -47,7 +47,19 @@ function status(bot) {
   return `v${bot.active} plays${bot.pinned ? " (chosen by the team)" : " (the newest passed)"}`;
 }
 
+/** The signed-in viewer, and the version the play card was drawn for (redrawn when it changes). */
+let me = null;
+let playDrawnFor;
+let watching = false;
+
+function showPlay(bot) {
+  if (!bot.mine || bot.retired || watching || playDrawnFor === bot.active) return;
+  playDrawnFor = bot.active;
+  put(parts.play, playCard(me, bot, watch));
+}
+
 function showBot(bot) {
+  showPlay(bot);
   const choose = bot.mine && !bot.retired ? async (number) => {
     try {
       showBot(await send("POST", `${botUrl(game, name)}/active`, { version: number }));
@@ -107,6 +119,7 @@ async function loadOlder(button) {
 
 /** A playground match started here: followed until it ends, then its replay opens on our seat. */
 function watch(id, line) {
+  watching = true;
   const stop = follow(`/api/arena/matches/${encodeURIComponent(id)}/events`, "match", (match) => {
     put(line, `match #${match.id}: `, seatsLine(match), " ", matchStatePill(match.state));
     if (match.state === "finished") {
@@ -126,12 +139,10 @@ async function render() {
     return;
   }
   try {
-    const me = await whoami();
+    me = await whoami();
     arenaNav(byId("nav"), me, [{ text: `${game} ladder`, href: ladderPage(game) }, { text: name }], () => render());
-    const bot = await get(botUrl(game, name));
-    showBot(bot);
+    showBot(await get(botUrl(game, name)));
     put(app, parts.bot, parts.play, parts.rating, parts.matches);
-    if (bot.mine && !bot.retired) put(parts.play, playCard(me, bot, watch));
     follow(`${botUrl(game, name)}/events`, "bot", showBot);
     follow(`${botUrl(game, name)}/matches/events`, "matches", (page) => {
       newestPage(page);
