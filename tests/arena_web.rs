@@ -9,7 +9,8 @@
 //!
 //! `tests/browser/arena-ladder.mjs` takes the ladder's pages against a real ladder: the
 //! game's robots enrolled, a Python bot handed in, built and checked by the arena's worker,
-//! the scheduler queueing matches as fast as the worker plays them (`unlimited` pace).
+//! the scheduler queueing matches as fast as the worker plays them (`unlimited` pace), the
+//! worker playing them in the sandbox.
 //!
 //! Like the viewer's browser tests, these run when `ARBITER_BROWSER_TESTS=1` is set (as
 //! `scripts/test` does); otherwise the test says how to run them and passes.
@@ -20,9 +21,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use arbiter_arena::ladder::{LadderOptions, schedule};
+use arbiter_arena::ladder::{LadderOptions, run_scheduler};
 use arbiter_arena::work::{WorkOptions, work};
-use arbiter_ladder::Pace;
 use arbiter_arena::{ArenaConfig, ArenaState};
 use arbiter_store::{ArenaStore, JobKind, Presence};
 
@@ -248,6 +248,11 @@ async fn prepare_ladder(store: &ArenaStore, files: &Path) {
     let phc = hasher.hash(PASSWORD.to_owned()).await.unwrap();
     let ada = store.add_user("ada", &phc, false).await.unwrap();
     let team = store.team_by_name("ada").await.unwrap().unwrap();
+    // As fast as the worker plays: the page sees games come without waiting for a pace.
+    store
+        .set_setting(arbiter_store::arena::LADDER_PACE, "unlimited")
+        .await
+        .unwrap();
     for robot in ["random", "runner", "blocker"] {
         store.add_robot("quoridor", robot).await.unwrap();
     }
@@ -294,11 +299,9 @@ fn arena_ladder_in_a_browser() {
         let until = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
             let _ = stopped.wait_for(|stop| *stop).await;
         };
-        let ladder = LadderOptions {
-            pace: Pace::Unlimited,
-            ..LadderOptions::new(&config.games)
-        };
-        tokio::spawn(schedule(store.clone(), ladder, until(stopped.clone())));
+        let mut ladder = LadderOptions::new(config.games.clone());
+        ladder.work = Some(options.wake.clone());
+        tokio::spawn(run_scheduler(store.clone(), ladder, until(stopped.clone())));
         tokio::spawn(work(store, options, until(stopped)));
         url
     });
