@@ -235,7 +235,10 @@ mod tests {
         let play = Act::PlayWith { team: 10 };
         assert!(allow(&member, play).is_ok() && allow(&admin, play).is_ok());
         assert_eq!(allow(&stranger, play).unwrap_err().kind(), "forbidden");
-        assert_eq!(allow(&member, Act::Operate).unwrap_err().kind(), "forbidden");
+        assert_eq!(
+            allow(&member, Act::Operate).unwrap_err().kind(),
+            "forbidden"
+        );
         assert!(allow(&admin, Act::Operate).is_ok());
         let source = Act::ReadPrivate(Object::Bot { team: 10 });
         assert!(allow(&member, source).is_ok());

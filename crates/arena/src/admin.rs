@@ -68,10 +68,7 @@ pub async fn operations_json(state: &ArenaState) -> AppResult<Value> {
     }))
 }
 
-pub async fn operations(
-    State(state): State<ArenaState>,
-    viewer: Viewer,
-) -> AppResult<Json<Value>> {
+pub async fn operations(State(state): State<ArenaState>, viewer: Viewer) -> AppResult<Json<Value>> {
     access::allow(&viewer, Act::Admin)?;
     Ok(Json(operations_json(&state).await?))
 }

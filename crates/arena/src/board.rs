@@ -78,8 +78,9 @@ async fn live_json(state: &ArenaState, game: &str) -> AppResult<Value> {
     state.game(game)?;
     let store = state.store();
     let live = store.live_matches(game).await?;
-    let (running, queued): (Vec<_>, Vec<_>) =
-        live.iter().partition(|m| m.state == ArenaMatchState::Running);
+    let (running, queued): (Vec<_>, Vec<_>) = live
+        .iter()
+        .partition(|m| m.state == ArenaMatchState::Running);
     let finished = store.recent_matches(game, FINISHED_SHOWN).await?;
     Ok(json!({
         "paused": store.ladder_paused().await?,

@@ -136,7 +136,9 @@ pub async fn bot_matches(
     ApiPath((game, name)): ApiPath<(String, String)>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> AppResult<Json<Value>> {
-    Ok(Json(bot_matches_json(&state, &game, &name, page.before).await?))
+    Ok(Json(
+        bot_matches_json(&state, &game, &name, page.before).await?,
+    ))
 }
 
 /// The newest page of a bot's matches, each time it changes (a match queued, begun, ended).

@@ -150,11 +150,7 @@ pub struct Playground {
 
 /// The version of the bot that plays in the playground: the one asked for (it must have
 /// passed its check), else the active one.
-async fn playing_version(
-    state: &ArenaState,
-    bot: &Bot,
-    number: Option<i64>,
-) -> AppResult<Version> {
+async fn playing_version(state: &ArenaState, bot: &Bot, number: Option<i64>) -> AppResult<Version> {
     let Some(number) = number else {
         return active_version(state, bot).await;
     };

@@ -1311,8 +1311,14 @@ async fn every_ladder_route_gives_each_viewer_exactly_what_it_may() {
     let reads: Vec<(String, [Gets; 4])> = vec![
         ("/api/arena/quoridor/leaderboard".into(), [Status(200); 4]),
         ("/api/arena/quoridor/matches/live".into(), [Status(200); 4]),
-        ("/api/arena/bots/quoridor/b1/matches".into(), [Status(200); 4]),
-        ("/api/arena/bots/quoridor/b1/ratings".into(), [Status(200); 4]),
+        (
+            "/api/arena/bots/quoridor/b1/matches".into(),
+            [Status(200); 4],
+        ),
+        (
+            "/api/arena/bots/quoridor/b1/ratings".into(),
+            [Status(200); 4],
+        ),
         (format!("/api/arena/matches/{finished}"), [Status(200); 4]),
         (
             replay.clone(),
@@ -1340,10 +1346,18 @@ async fn every_ladder_route_gives_each_viewer_exactly_what_it_may() {
         ("/api/arena/matches/nine".into(), [Status(400); 4]),
         ("/api/arena/tetris/leaderboard".into(), [Status(404); 4]),
         ("/api/arena/tetris/matches/live".into(), [Status(404); 4]),
-        ("/api/arena/bots/quoridor/nobot/matches".into(), [Status(404); 4]),
+        (
+            "/api/arena/bots/quoridor/nobot/matches".into(),
+            [Status(404); 4],
+        ),
         (
             "/api/arena/admin/operations".into(),
-            [Status(403), Status(403), Status(401), Private("ladder_paused", "false")],
+            [
+                Status(403),
+                Status(403),
+                Status(401),
+                Private("ladder_paused", "false"),
+            ],
         ),
     ];
     let viewers = [
@@ -1363,7 +1377,10 @@ async fn every_ladder_route_gives_each_viewer_exactly_what_it_may() {
     assert_eq!(theirs["ticks"][0]["bots"][1]["log"], "bob's plan\n");
     assert_eq!(theirs["ticks"][0]["bots"][0]["log"], "");
     let seen = arena
-        .get(&mut member.clone(), &format!("/api/arena/matches/{finished}"))
+        .get(
+            &mut member.clone(),
+            &format!("/api/arena/matches/{finished}"),
+        )
         .await
         .json();
     assert_eq!(seen["mine"], json!([0]));
@@ -1418,14 +1435,22 @@ async fn the_leaderboard_answers_the_contract_s_keys_best_first_with_robots_mark
     let entries = board.as_array().unwrap();
     assert_eq!(entries.len(), 4, "{board}");
     for (i, entry) in entries.iter().enumerate() {
-        let keys: Vec<&str> = entry.as_object().unwrap().keys().map(String::as_str).collect();
+        let keys: Vec<&str> = entry
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         for key in [
             "rank", "bot", "team", "version", "score", "mu", "sigma", "games", "robot",
         ] {
             assert!(keys.contains(&key), "{key} missing from {entry}");
         }
         assert_eq!(entry["rank"], i + 1);
-        let (mu, sigma) = (entry["mu"].as_f64().unwrap(), entry["sigma"].as_f64().unwrap());
+        let (mu, sigma) = (
+            entry["mu"].as_f64().unwrap(),
+            entry["sigma"].as_f64().unwrap(),
+        );
         assert!((entry["score"].as_f64().unwrap() - (mu - 3.0 * sigma)).abs() < 1e-9);
         assert!(entry["robot"].is_boolean() && entry["games"].is_i64());
         if i > 0 {
@@ -1435,11 +1460,20 @@ async fn the_leaderboard_answers_the_contract_s_keys_best_first_with_robots_mark
     let robots: Vec<&Value> = entries.iter().filter(|e| e["robot"] == true).collect();
     assert_eq!(robots.len(), 2);
     let b1 = entries.iter().find(|e| e["bot"] == "b1").unwrap();
-    assert_eq!((b1["team"].as_str(), b1["version"].as_i64()), (Some("ada"), Some(1)));
-    assert_eq!((b1["games"].as_i64(), b1["wins"].as_i64()), (Some(1), Some(1)));
+    assert_eq!(
+        (b1["team"].as_str(), b1["version"].as_i64()),
+        (Some("ada"), Some(1))
+    );
+    assert_eq!(
+        (b1["games"].as_i64(), b1["wins"].as_i64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(b1["win_share"], 1.0);
     let page = arena
-        .get(&mut Client::default(), "/api/arena/bots/quoridor/b1/matches")
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b1/matches",
+        )
         .await
         .json();
     // Newest first: the queued match, then the finished one.
@@ -1447,11 +1481,20 @@ async fn the_leaderboard_answers_the_contract_s_keys_best_first_with_robots_mark
     assert!(page["matches"][0]["result"].is_null() && page["matches"][0]["replay"].is_null());
     let first = &page["matches"][1];
     assert_eq!(first["id"], finished);
-    assert_eq!((first["seat"].as_i64(), first["result"].as_str()), (Some(0), Some("win")));
+    assert_eq!(
+        (first["seat"].as_i64(), first["result"].as_str()),
+        (Some(0), Some("win"))
+    );
     assert_eq!(first["opponents"][0]["bot"], "b2");
-    assert_eq!(first["replay"], format!("/api/arena/matches/{finished}/replay"));
+    assert_eq!(
+        first["replay"],
+        format!("/api/arena/matches/{finished}/replay")
+    );
     let theirs = arena
-        .get(&mut Client::default(), "/api/arena/bots/quoridor/b2/matches")
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b2/matches",
+        )
         .await
         .json();
     let lost = theirs["matches"]
@@ -1460,14 +1503,23 @@ async fn the_leaderboard_answers_the_contract_s_keys_best_first_with_robots_mark
         .iter()
         .find(|m| m["id"] == finished)
         .unwrap();
-    assert_eq!((lost["result"].as_str(), lost["fault"].as_str()), (Some("loss"), Some("timeout")));
+    assert_eq!(
+        (lost["result"].as_str(), lost["fault"].as_str()),
+        (Some("loss"), Some("timeout"))
+    );
     let ratings = arena
-        .get(&mut Client::default(), "/api/arena/bots/quoridor/b1/ratings")
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b1/ratings",
+        )
         .await
         .json();
     let last = ratings.as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["version"], 1);
-    assert_eq!(last["mu"], b1["mu"], "the chart ends where the leaderboard is");
+    assert_eq!(
+        last["mu"], b1["mu"],
+        "the chart ends where the leaderboard is"
+    );
     let live = arena
         .get(&mut Client::default(), "/api/arena/quoridor/matches/live")
         .await
@@ -1485,7 +1537,10 @@ async fn a_bot_s_matches_come_page_by_page_newest_first() {
     ladder(&arena).await;
     let b1 = arena.store.bot("quoridor", "b1").await.unwrap().unwrap();
     let b2 = arena.store.bot("quoridor", "b2").await.unwrap().unwrap();
-    let seats = vec![active_id(&arena.store, &b1).await, active_id(&arena.store, &b2).await];
+    let seats = vec![
+        active_id(&arena.store, &b1).await,
+        active_id(&arena.store, &b2).await,
+    ];
     let new: Vec<arbiter_store::NewArenaMatch> = (10..35)
         .map(|seed| arbiter_store::NewArenaMatch {
             kind: arbiter_store::MatchKind::Ladder,
@@ -1500,7 +1555,13 @@ async fn a_bot_s_matches_come_page_by_page_newest_first() {
     let mut uri = "/api/arena/bots/quoridor/b1/matches".to_owned();
     loop {
         let page = arena.get(&mut Client::default(), &uri).await.json();
-        ids.extend(page["matches"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()));
+        ids.extend(
+            page["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_i64().unwrap()),
+        );
         match page["before"].as_i64() {
             Some(before) => uri = format!("/api/arena/bots/quoridor/b1/matches?before={before}"),
             None => break,
@@ -1509,7 +1570,10 @@ async fn a_bot_s_matches_come_page_by_page_newest_first() {
     assert_eq!(ids.len(), 27, "every match once: {ids:?}");
     assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
     let bad = arena
-        .get(&mut Client::default(), "/api/arena/bots/quoridor/b1/matches?before=x")
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b1/matches?before=x",
+        )
         .await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text());
 }
@@ -1530,13 +1594,21 @@ async fn challenges_are_refused_past_the_team_s_daily_quota_and_with_bad_input()
         .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
     assert_eq!(
-        (answer.json()["opponent"].as_str(), answer.json()["games"].as_i64()),
+        (
+            answer.json()["opponent"].as_str(),
+            answer.json()["games"].as_i64()
+        ),
         (Some("b2"), Some(6))
     );
     let over = arena
         .post(&mut ada, uri, json!({"opponent": "random", "games": 6}))
         .await;
-    assert_eq!(over.status, StatusCode::TOO_MANY_REQUESTS, "{}", over.text());
+    assert_eq!(
+        over.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        over.text()
+    );
     assert!(over.text().contains("quota is 10"), "{}", over.text());
     for (body, status, says) in [
         (json!({"opponent": "b2", "games": 0}), 400, "1 to 100"),
@@ -1552,7 +1624,12 @@ async fn challenges_are_refused_past_the_team_s_daily_quota_and_with_bad_input()
     let answer = arena
         .post(&mut ada, uri, json!({"opponent": "b2", "games": 4}))
         .await;
-    assert_eq!(answer.status, StatusCode::CREATED, "the quota's last games: {}", answer.text());
+    assert_eq!(
+        answer.status,
+        StatusCode::CREATED,
+        "the quota's last games: {}",
+        answer.text()
+    );
 }
 
 #[tokio::test]
@@ -1574,32 +1651,52 @@ async fn a_playground_match_is_queued_at_once_and_followed_until_it_ends() {
         assert_eq!(answer.status.as_u16(), status, "{body}: {}", answer.text());
         assert!(answer.text().contains(says), "{body}: {}", answer.text());
     }
-    let answer = arena.post(&mut ada, uri, json!({"opponent": "random"})).await;
+    let answer = arena
+        .post(&mut ada, uri, json!({"opponent": "random"}))
+        .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
     let id = answer.json()["match"].as_i64().unwrap();
     let shown = arena
         .get(&mut ada, &format!("/api/arena/matches/{id}"))
         .await
         .json();
-    assert_eq!((shown["kind"].as_str(), shown["state"].as_str()), (Some("playground"), Some("queued")));
+    assert_eq!(
+        (shown["kind"].as_str(), shown["state"].as_str()),
+        (Some("playground"), Some("queued"))
+    );
     assert_eq!(shown["seats"][1]["robot"], true);
     let request = Request::builder()
         .uri(format!("/api/arena/matches/{id}/events"))
         .header(header::HOST, HOST)
         .body(Body::empty())
         .unwrap();
-    let mut body = arena.app.clone().oneshot(request).await.unwrap().into_body();
+    let mut body = arena
+        .app
+        .clone()
+        .oneshot(request)
+        .await
+        .unwrap()
+        .into_body();
     let mut seen = String::new();
     let mut next = async || match body.frame().await {
-        Some(frame) => String::from_utf8(frame.unwrap().into_data().unwrap_or_default().to_vec()).unwrap(),
+        Some(frame) => {
+            String::from_utf8(frame.unwrap().into_data().unwrap_or_default().to_vec()).unwrap()
+        }
         None => String::new(),
     };
     seen += &next().await;
     assert!(seen.contains(r#""state":"queued""#), "{seen}");
-    assert_eq!(play_next(&arena.store).await, id, "the playground's match is played first");
+    assert_eq!(
+        play_next(&arena.store).await,
+        id,
+        "the playground's match is played first"
+    );
     while !seen.contains(r#""state":"finished""#) {
         let more = next().await;
-        assert!(!more.is_empty(), "the stream ended before the match: {seen}");
+        assert!(
+            !more.is_empty(),
+            "the stream ended before the match: {seen}"
+        );
         seen += &more;
     }
     assert!(next().await.is_empty(), "the stream ends with the match");
@@ -1615,32 +1712,57 @@ async fn the_admin_freezes_uploads_pauses_the_ladder_and_disables_a_bot() {
     let cpp = b"int main() { return 0; }\n";
     let versions = "/api/arena/bots/quoridor/b1/versions";
     let ops = arena
-        .post(&mut root, "/api/arena/admin/uploads", json!({"frozen": true}))
+        .post(
+            &mut root,
+            "/api/arena/admin/uploads",
+            json!({"frozen": true}),
+        )
         .await;
     assert_eq!(ops.json()["uploads_frozen"], true, "{}", ops.text());
     let refused = arena.upload(&mut ada, versions, "bot.cpp", cpp).await;
     assert_eq!(refused.status, StatusCode::LOCKED, "{}", refused.text());
     assert_eq!(refused.json()["kind"], "locked");
     assert!(refused.text().contains("frozen"), "{}", refused.text());
-    assert_eq!(arena.get(&mut ada, "/api/arena/me").await.json()["arena"]["uploads_frozen"], true);
+    assert_eq!(
+        arena.get(&mut ada, "/api/arena/me").await.json()["arena"]["uploads_frozen"],
+        true
+    );
     arena
-        .post(&mut root, "/api/arena/admin/uploads", json!({"frozen": false}))
+        .post(
+            &mut root,
+            "/api/arena/admin/uploads",
+            json!({"frozen": false}),
+        )
         .await;
     let answer = arena.upload(&mut ada, versions, "bot.cpp", cpp).await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
 
     let ops = arena
-        .post(&mut root, "/api/arena/admin/ladder", json!({"paused": true}))
+        .post(
+            &mut root,
+            "/api/arena/admin/ladder",
+            json!({"paused": true}),
+        )
         .await;
     assert_eq!(ops.json()["ladder_paused"], true, "{}", ops.text());
-    let live = arena.get(&mut ada, "/api/arena/quoridor/matches/live").await.json();
+    let live = arena
+        .get(&mut ada, "/api/arena/quoridor/matches/live")
+        .await
+        .json();
     assert_eq!(live["paused"], true);
 
     let bot = arena
-        .post(&mut root, "/api/arena/admin/bots/quoridor/b2", json!({"disabled": true}))
+        .post(
+            &mut root,
+            "/api/arena/admin/bots/quoridor/b2",
+            json!({"disabled": true}),
+        )
         .await;
     assert_eq!(bot.json()["disabled"], true, "{}", bot.text());
-    let board = arena.get(&mut ada, "/api/arena/quoridor/leaderboard").await.json();
+    let board = arena
+        .get(&mut ada, "/api/arena/quoridor/leaderboard")
+        .await
+        .json();
     assert!(
         board.as_array().unwrap().iter().all(|e| e["bot"] != "b2"),
         "a disabled bot leaves the ladder: {board}"
@@ -1652,8 +1774,17 @@ async fn the_admin_freezes_uploads_pauses_the_ladder_and_disables_a_bot() {
             json!({"opponent": "b2", "games": 2}),
         )
         .await;
-    assert_eq!(challenge.status, StatusCode::CONFLICT, "{}", challenge.text());
-    assert!(challenge.text().contains("disabled"), "{}", challenge.text());
+    assert_eq!(
+        challenge.status,
+        StatusCode::CONFLICT,
+        "{}",
+        challenge.text()
+    );
+    assert!(
+        challenge.text().contains("disabled"),
+        "{}",
+        challenge.text()
+    );
     for body in [json!({}), json!({"paused": "yes"})] {
         let answer = arena.post(&mut root, "/api/arena/admin/ladder", body).await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.text());
@@ -1666,13 +1797,29 @@ async fn the_ladder_s_changes_refuse_forged_requests_from_other_sites() {
     let ada = arena.sign_up("ada").await;
     arena.token_user("bob", false).await;
     ladder(&arena).await;
-    arena.store.set_admin(arena.store.user_by_name("ada").await.unwrap().unwrap().id, true).await.unwrap();
+    arena
+        .store
+        .set_admin(
+            arena.store.user_by_name("ada").await.unwrap().unwrap().id,
+            true,
+        )
+        .await
+        .unwrap();
     for (uri, body) in [
-        ("/api/arena/bots/quoridor/b1/challenges", json!({"opponent": "b2", "games": 2})),
-        ("/api/arena/bots/quoridor/b1/playground", json!({"opponent": "random"})),
+        (
+            "/api/arena/bots/quoridor/b1/challenges",
+            json!({"opponent": "b2", "games": 2}),
+        ),
+        (
+            "/api/arena/bots/quoridor/b1/playground",
+            json!({"opponent": "random"}),
+        ),
         ("/api/arena/admin/ladder", json!({"paused": true})),
         ("/api/arena/admin/uploads", json!({"frozen": true})),
-        ("/api/arena/admin/bots/quoridor/b2", json!({"disabled": true})),
+        (
+            "/api/arena/admin/bots/quoridor/b2",
+            json!({"disabled": true}),
+        ),
     ] {
         for (origin, csrf) in [
             (Some("http://evil.example"), ada.csrf.clone()),
@@ -1693,11 +1840,22 @@ async fn the_ladder_s_changes_refuse_forged_requests_from_other_sites() {
             }
             let request = request.body(Body::from(body.to_string())).unwrap();
             let answer = arena.send(&mut ada.clone(), request).await;
-            assert_eq!(answer.status, StatusCode::FORBIDDEN, "{uri}: {}", answer.text());
+            assert_eq!(
+                answer.status,
+                StatusCode::FORBIDDEN,
+                "{uri}: {}",
+                answer.text()
+            );
         }
     }
     let store = &arena.store;
     assert!(!store.ladder_paused().await.unwrap() && !store.uploads_frozen().await.unwrap());
     assert!(!store.bot("quoridor", "b2").await.unwrap().unwrap().disabled);
-    assert!(store.challenges_of_team(store.team_by_name("ada").await.unwrap().unwrap().id).await.unwrap().is_empty());
+    assert!(
+        store
+            .challenges_of_team(store.team_by_name("ada").await.unwrap().unwrap().id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
