@@ -26,6 +26,7 @@ pub mod error;
 mod events;
 mod extract;
 mod guard;
+pub mod ladder;
 mod logins;
 mod matches;
 mod play;
