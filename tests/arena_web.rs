@@ -7,6 +7,11 @@
 //! `tests/browser/arena-builds.mjs` takes the whole path against an arena with its worker:
 //! versions uploaded from the form are built in the sandbox and checked for real.
 //!
+//! `tests/browser/arena-ladder.mjs` takes the ladder's pages against a real ladder: the
+//! game's robots enrolled, a Python bot handed in, built and checked by the arena's worker,
+//! the scheduler queueing matches as fast as the worker plays them (`unlimited` pace), the
+//! worker playing them in the sandbox.
+//!
 //! Like the viewer's browser tests, these run when `ARBITER_BROWSER_TESTS=1` is set (as
 //! `scripts/test` does); otherwise the test says how to run them and passes.
 
@@ -16,6 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use arbiter_arena::ladder::{LadderOptions, run_scheduler};
 use arbiter_arena::work::{WorkOptions, work};
 use arbiter_arena::{ArenaConfig, ArenaState};
 use arbiter_store::{ArenaStore, JobKind, Presence};
@@ -232,5 +238,74 @@ fn arena_builds_and_checks_uploads_in_a_browser() {
     });
     run_browser("arena-builds.mjs", &url, &[("ARENA_FILES", &files)]);
     let _ = stop.send(());
+    runtime.shutdown_timeout(Duration::from_secs(15));
+}
+
+/// ada, with her bot `walker` (the Python starter) handed in; three robots of Quoridor
+/// enrolled in its ladder.
+async fn prepare_ladder(store: &ArenaStore, files: &Path) {
+    let hasher = arbiter_logins::Hasher::start(1).unwrap();
+    let phc = hasher.hash(PASSWORD.to_owned()).await.unwrap();
+    let ada = store.add_user("ada", &phc, false).await.unwrap();
+    let team = store.team_by_name("ada").await.unwrap().unwrap();
+    // As fast as the worker plays: the page sees games come without waiting for a pace.
+    store
+        .set_setting(arbiter_store::arena::LADDER_PACE, "unlimited")
+        .await
+        .unwrap();
+    for robot in ["random", "runner", "blocker"] {
+        store.add_robot("quoridor", robot).await.unwrap();
+    }
+    let bot = store.add_bot(team.id, "quoridor", "walker").await.unwrap();
+    let source = std::fs::read(files.join("walker.py")).unwrap();
+    store
+        .add_version(bot.id, ada.id, "walker.py", &source)
+        .await
+        .unwrap();
+}
+
+#[test]
+fn arena_ladder_in_a_browser() {
+    if !browser_tests_wanted() {
+        return;
+    }
+    let dir: PathBuf = arbiter_testdir::fresh("arena-ladder");
+    let files = bot_files(&dir);
+    let db = dir.join("arena.db");
+    let db = db.to_str().unwrap().to_owned();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let url = runtime.block_on(async {
+        let store = ArenaStore::open(&db, Presence::MayCreate).await.unwrap();
+        prepare_ladder(&store, &files).await;
+        let mut options = WorkOptions::new("browser-ladder");
+        options.jobs = 2;
+        options.work = dir.join("builds");
+        options.programs = dir.join("programs");
+        let config = ArenaConfig {
+            wake: Some(options.wake.clone()),
+            ..ArenaConfig::default()
+        };
+        let state = ArenaState::open(store.clone(), &db, config.clone())
+            .await
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(arbiter_arena::serve(
+            listener,
+            state,
+            std::future::pending(),
+        ));
+        let until = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        };
+        let mut ladder = LadderOptions::new(config.games.clone());
+        ladder.work = Some(options.wake.clone());
+        tokio::spawn(run_scheduler(store.clone(), ladder, until(stopped.clone())));
+        tokio::spawn(work(store, options, until(stopped)));
+        url
+    });
+    run_browser("arena-ladder.mjs", &url, &[]);
+    let _ = stop.send(true);
     runtime.shutdown_timeout(Duration::from_secs(15));
 }

@@ -57,6 +57,17 @@ export function botPage(game, name) {
   return `/arena-bot.html?game=${enc(game)}&name=${enc(name)}`;
 }
 
+/** A game's ladder: its leaderboard and live matches (no game: the list of games). */
+export function ladderPage(game) {
+  return game ? `/arena-ladder.html?game=${enc(game)}` : "/arena-ladder.html";
+}
+
+/** A match of the arena in the replay viewer, with seat `seat` chosen (the bot followed). */
+export function matchReplayPage(id, seat) {
+  const player = seat === undefined || seat === null ? "" : `&player=${enc(seat)}`;
+  return `/replay.html?arena-match=${enc(id)}${player}`;
+}
+
 /** A check replay in the replay viewer. */
 export function checkReplayPage(game, name, number, index) {
   return `/replay.html?arena=${enc(`${game}/${name}/${number}/${index}`)}`;

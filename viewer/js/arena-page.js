@@ -7,38 +7,9 @@ import { renderProblem } from "./nav.js";
 import { whoami, send, get, follow, botPage, enc } from "./arena-api.js";
 import { versionsTable } from "./arena-versions.js";
 import { arenaNav } from "./arena-nav.js";
+import { card, field, form } from "./arena-forms.js";
 
 const app = byId("app");
-
-function card(title, id, ...body) {
-  return h("section", { class: "card", id }, h("h2", {}, title), ...body);
-}
-
-function field(label, input, hint) {
-  return h("label", {}, label, input, hint ? h("span", { class: "hint" }, hint) : null);
-}
-
-/** A form whose submit runs `action(form)`, showing its error (or `ok`'s message) below it. */
-function form(id, fields, button, action) {
-  const message = h("div", { class: "form-message", role: "status" });
-  const submit = h("button", { class: "primary", type: "submit" }, button);
-  const node = h("form", { id, class: "arena-form" }, fields, h("div", { class: "row" }, submit), message);
-  node.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    submit.disabled = true;
-    put(message);
-    message.className = "form-message";
-    try {
-      const ok = await action(node);
-      if (ok) put(message, h("span", { class: "form-ok" }, ok));
-    } catch (e) {
-      put(message, h("div", { class: "form-error" }, e.message));
-    } finally {
-      submit.disabled = false;
-    }
-  });
-  return node;
-}
 
 function input(name, type = "text", attrs = {}) {
   return h("input", { name, type, id: `${attrs.prefix || ""}${name}`, ...attrs, prefix: null });

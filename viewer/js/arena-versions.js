@@ -1,6 +1,7 @@
 // A bot's versions as the arena's pages show them: each version's state (queued, building,
 // build failed with its log, checking, check failed with its reason and replays, passed,
-// active, retired), and for the bot's team the controls to choose the version that plays.
+// active, retired), its SPRT series against the previous version, and for the bot's team the
+// controls to choose the version that plays.
 
 import { h } from "./dom.js";
 import * as fmt from "./format.js";
@@ -37,8 +38,18 @@ function checks(bot, version) {
   return list;
 }
 
+const SPRT_PILL = { running: "warn", stronger: "ok", not_stronger: "bad", inconclusive: "" };
+const SPRT_TEXT = { running: "SPRT running", stronger: "stronger", not_stronger: "not stronger", inconclusive: "inconclusive" };
+
+/** A version's SPRT series against the previous one: "v7 against v6: +34 ± 12 Elo, …". */
+function sprtLine(sprt) {
+  return h("p", { class: "sprt", dataset: { result: sprt.result } },
+    h("span", { class: `pill ${SPRT_PILL[sprt.result] || ""}` }, SPRT_TEXT[sprt.result] || sprt.result), " ", sprt.sentence);
+}
+
 function details(bot, version) {
   const parts = [];
+  if (version.sprt) parts.push(sprtLine(version.sprt));
   if (version.reason) parts.push(h("p", { class: "reason" }, version.reason));
   if (version.stage === "build_failed" && version.build_log !== undefined) {
     parts.push(h("details", { class: "build-log", open: true }, h("summary", {}, "build log"),

@@ -6,7 +6,11 @@
 //!   its replays belong to its team and the admins; the operator may make replay logs public
 //!   (`public_logs`).
 //! - A team's members see and add its members; an admin sees everything.
-//! - Changing a bot (uploading, pinning, retiring) is for its team (and admins).
+//! - Changing a bot (uploading, pinning, retiring) is for its team (and admins), and so is
+//!   starting its unrated matches (challenges, the playground).
+//! - A match's replay shows each seat's stderr to that seat's team only: a team sees its own
+//!   bot's logs in a match against another team's bot, never the opponent's.
+//! - Running the arena (pausing the ladder, freezing uploads, disabling a bot) is the admins'.
 
 use arbiter_store::User;
 
@@ -96,11 +100,29 @@ pub fn sight(viewer: &Viewer, object: Object, public_logs: bool) -> Sight {
     }
 }
 
+/// Which seats' logs of a match's replay the viewer sees, from the team of each seat's bot
+/// (`None`: a built-in robot, whose log tells nothing of anyone): each seat is looked at as a
+/// replay of its own team's.
+pub fn visible_seats(viewer: &Viewer, seat_teams: &[Option<i64>], public_logs: bool) -> Vec<bool> {
+    seat_teams
+        .iter()
+        .map(|team| match team {
+            Some(team) => sight(viewer, Object::Replay { team: *team }, public_logs) == Sight::Full,
+            None => true,
+        })
+        .collect()
+}
+
 /// What is done.
 #[derive(Clone, Copy, Debug)]
 pub enum Act {
     /// Upload a version to, pin a version of, or retire a bot of `team`; or create a bot in it.
     ChangeBot {
+        /// The bot's team.
+        team: i64,
+    },
+    /// Start an unrated match or series of a bot of `team` (a challenge, the playground).
+    PlayWith {
         /// The bot's team.
         team: i64,
     },
@@ -115,6 +137,8 @@ pub enum Act {
     ReadPrivate(Object),
     /// Open the admin's views.
     Admin,
+    /// Run the arena: pause the ladder, freeze uploads, disable a bot.
+    Operate,
 }
 
 /// Whether a viewer may do `act`: `Ok`, or the error to answer (401 signed out, 403 else).
@@ -122,20 +146,22 @@ pub fn allow(viewer: &Viewer, act: Act) -> Result<(), AppError> {
     viewer.user()?;
     let allowed = match act {
         Act::Create => true,
-        Act::ChangeBot { team } | Act::AddMember { team } => {
+        Act::ChangeBot { team } | Act::PlayWith { team } | Act::AddMember { team } => {
             viewer.is_admin() || viewer.in_team(team)
         }
         Act::ReadPrivate(object) => sight(viewer, object, false) == Sight::Full,
-        Act::Admin => viewer.is_admin(),
+        Act::Admin | Act::Operate => viewer.is_admin(),
     };
     if allowed {
         Ok(())
     } else {
         Err(AppError::Forbidden(match act {
             Act::ChangeBot { .. } => "only the bot's team may change it".to_owned(),
+            Act::PlayWith { .. } => "only the bot's team may start its matches".to_owned(),
             Act::AddMember { .. } => "only the team's members may add members".to_owned(),
             Act::ReadPrivate(_) => "only the bot's team may see this".to_owned(),
             Act::Admin | Act::Create => "only an admin may see this".to_owned(),
+            Act::Operate => "only an admin may run the arena".to_owned(),
         }))
     }
 }
@@ -176,6 +202,13 @@ mod tests {
             assert_eq!(sight(viewer, replay, true), Sight::Full);
         }
         assert_eq!(sight(&member, Object::Admin, false), Sight::Nothing);
+        // A match of ada's bot (team 10), bob's (team 20) and a robot.
+        let seats = [Some(10), Some(20), None];
+        assert_eq!(visible_seats(&member, &seats, false), [true, false, true]);
+        assert_eq!(visible_seats(&stranger, &seats, false), [false, true, true]);
+        assert_eq!(visible_seats(&visitor, &seats, false), [false, false, true]);
+        assert_eq!(visible_seats(&admin, &seats, false), [true, true, true]);
+        assert_eq!(visible_seats(&visitor, &seats, true), [true, true, true]);
         assert_eq!(sight(&admin, Object::Admin, false), Sight::Full);
     }
 
@@ -199,6 +232,14 @@ mod tests {
         assert!(allow(&stranger, Act::Create).is_ok());
         assert_eq!(allow(&member, Act::Admin).unwrap_err().kind(), "forbidden");
         assert!(allow(&admin, Act::Admin).is_ok());
+        let play = Act::PlayWith { team: 10 };
+        assert!(allow(&member, play).is_ok() && allow(&admin, play).is_ok());
+        assert_eq!(allow(&stranger, play).unwrap_err().kind(), "forbidden");
+        assert_eq!(
+            allow(&member, Act::Operate).unwrap_err().kind(),
+            "forbidden"
+        );
+        assert!(allow(&admin, Act::Operate).is_ok());
         let source = Act::ReadPrivate(Object::Bot { team: 10 });
         assert!(allow(&member, source).is_ok());
         assert_eq!(allow(&stranger, source).unwrap_err().kind(), "forbidden");

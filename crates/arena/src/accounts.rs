@@ -19,6 +19,18 @@ use crate::guard::{CSRF_KEY, USER_KEY, secret, sha256_hex};
 /// A day, in milliseconds: the window of the uploads quota.
 pub const DAY_MS: i64 = 24 * 3600 * 1000;
 
+/// The robots of each of `games`, weakest first, by game.
+fn robots_of(games: &[&str]) -> Value {
+    use arbiter_catalog::Catalog;
+    let mut out = serde_json::Map::new();
+    for info in arbiter_catalog::Games::games() {
+        if games.contains(&info.name) {
+            out.insert(info.name.to_owned(), json!(info.robots));
+        }
+    }
+    Value::Object(out)
+}
+
 #[derive(Deserialize)]
 pub struct SignUp {
     name: String,
@@ -128,6 +140,8 @@ pub async fn me(
 
 /// Who the viewer is, with what the pages need: the games offered, the CSRF token, the teams,
 /// the uploads left today.
+///
+/// The games' built-in robots are listed (weakest first) for the playground's form.
 async fn me_json(state: &ArenaState, viewer: &Viewer, session: &Session) -> AppResult<Value> {
     let games: Vec<&str> = state
         .config()
@@ -139,6 +153,9 @@ async fn me_json(state: &ArenaState, viewer: &Viewer, session: &Session) -> AppR
         "games": games,
         "open_signup": state.config().open_signup,
         "public_logs": state.config().public_logs,
+        "robots": robots_of(&games),
+        "ladder_paused": state.store().ladder_paused().await?,
+        "uploads_frozen": state.store().uploads_frozen().await?,
     });
     let Viewer::User { user, .. } = viewer else {
         return Ok(json!({"user": null, "arena": base}));

@@ -47,11 +47,53 @@ pub fn version_json(bot: &Bot, version: &Version, full: bool) -> Value {
     out
 }
 
+/// The SPRT series a version plays against the team's previous active version, "is it
+/// stronger?": `{result, elo, elo_error95, games, against, sentence}` (`against` the old
+/// version's number), or null while it has none (a
+/// first version, or one that never played).
+pub async fn sprt_json(state: &ArenaState, version: &Version) -> AppResult<Value> {
+    let Some(series) = state.store().series_of_version(version.id).await? else {
+        return Ok(Value::Null);
+    };
+    let Some(summary) = series.summary() else {
+        return Ok(Value::Null);
+    };
+    let old = state
+        .store()
+        .version_by_id(series.version_b)
+        .await?
+        .map_or(0, |v| v.number);
+    Ok(json!({
+        "result": summary.result,
+        "elo": summary.elo,
+        "elo_error95": summary.elo_error95,
+        "games": summary.games,
+        "against": old,
+        "sentence": summary.sentence(version.number, old),
+    }))
+}
+
+/// A version as [`version_json`] shows it, with its SPRT series.
+pub async fn version_with_series(
+    state: &ArenaState,
+    bot: &Bot,
+    version: &Version,
+    full: bool,
+) -> AppResult<Value> {
+    let mut out = version_json(bot, version, full);
+    out["sprt"] = sprt_json(state, version).await?;
+    Ok(out)
+}
+
 /// A bot with its versions, newest first.
 pub async fn bot_json(state: &ArenaState, viewer: &Viewer, bot: &Bot) -> AppResult<Value> {
     let full = access::sight(viewer, Object::Bot { team: bot.team.id }, false) == Sight::Full;
     let mut versions = state.store().versions(bot.id).await?;
     versions.sort_by_key(|v| std::cmp::Reverse(v.number));
+    let mut shown = Vec::with_capacity(versions.len());
+    for version in &versions {
+        shown.push(version_with_series(state, bot, version, full).await?);
+    }
     Ok(json!({
         "id": bot.id,
         "game": bot.game,
@@ -60,9 +102,11 @@ pub async fn bot_json(state: &ArenaState, viewer: &Viewer, bot: &Bot) -> AppResu
         "active": bot.active,
         "pinned": bot.pinned,
         "retired": bot.retired,
+        "robot": bot.robot,
+        "disabled": bot.disabled,
         "created": bot.created,
         "mine": full,
-        "versions": versions.iter().map(|v| version_json(bot, v, full)).collect::<Vec<_>>(),
+        "versions": shown,
     }))
 }
 
@@ -224,7 +268,7 @@ pub async fn version(
 ) -> AppResult<Json<Value>> {
     let (bot, version) = find_version(&state, &game, &name, number).await?;
     let full = access::sight(&viewer, Object::Bot { team: bot.team.id }, false) == Sight::Full;
-    let mut out = version_json(&bot, &version, full);
+    let mut out = version_with_series(&state, &bot, &version, full).await?;
     let checks = state.store().check_replays(version.id).await?;
     out["checks"] = checks
         .iter()

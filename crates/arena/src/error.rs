@@ -34,6 +34,9 @@ pub enum AppError {
     /// Over a limit on attempts or uploads: the message says when to try again (429).
     #[error("{0}")]
     TooMany(String),
+    /// Closed for now by the operator (uploads frozen for the final): the message says so (423).
+    #[error("{0}")]
+    Locked(String),
     /// The arena is busy (too many event streams): try again later (503).
     #[error("{0}")]
     Busy(String),
@@ -55,6 +58,7 @@ impl AppError {
             AppError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             AppError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             AppError::TooMany(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many"),
+            AppError::Locked(_) => (StatusCode::LOCKED, "locked"),
             AppError::Busy(_) => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
             AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
@@ -107,6 +111,10 @@ impl From<StoreError> for AppError {
                 AppError::Conflict(error.to_string())
             }
             StoreError::NotFound(_) => AppError::NotFound(error.to_string()),
+            // A rule of the arena (a robot retired, a bot challenging itself): the request
+            // itself is wrong, and the words say which rule.
+            StoreError::NotAllowed(_) => AppError::Conflict(error.to_string()),
+            StoreError::OverQuota { .. } => AppError::TooMany(error.to_string()),
             other => AppError::Internal(other.to_string()),
         }
     }

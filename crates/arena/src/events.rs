@@ -17,7 +17,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::ArenaState;
 use crate::access::{self, Object, Sight, Viewer};
-use crate::bots::{bot_json, find_bot, find_version, version_json};
+use crate::bots::{bot_json, find_bot, find_version, version_with_series};
 use crate::error::{AppError, AppResult};
 use crate::extract::ApiPath;
 
@@ -36,8 +36,9 @@ struct Follow<F> {
     _permit: OwnedSemaphorePermit,
 }
 
-/// An event stream of what `fetch` answers, sent when it changes, until `is_final` of it.
-fn follow<F, Fut>(
+/// An event stream of what `fetch` answers, sent when it changes, until `is_final` of it; the
+/// streams of the ladder's pages (`matches`, `board`) are made here too.
+pub fn follow<F, Fut>(
     permit: OwnedSemaphorePermit,
     name: &'static str,
     fetch: F,
@@ -83,7 +84,8 @@ where
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
-fn place(state: &ArenaState) -> AppResult<OwnedSemaphorePermit> {
+/// A place among the streams open at once, or 503 when there is none.
+pub fn place(state: &ArenaState) -> AppResult<OwnedSemaphorePermit> {
     state.0.streams.clone().try_acquire_owned().map_err(|_| {
         AppError::Busy("the arena follows too many pages at once: try again later".to_owned())
     })
@@ -112,7 +114,7 @@ pub async fn version_events(
             let (bot, version) = find_version(&state, &game, &name, number).await?;
             let full =
                 access::sight(&viewer, Object::Bot { team: bot.team.id }, false) == Sight::Full;
-            Ok(version_json(&bot, &version, full))
+            version_with_series(&state, &bot, &version, full).await
         }
     };
     Ok(follow(permit, "state", fetch, settled).into_response())

@@ -1,7 +1,7 @@
-//! axum's `Json` and `Path`, answering a malformed request with an [`AppError`] (JSON, as every
+//! axum's `Json`, `Path` and `Query`, answering a malformed request with an [`AppError`] (JSON, as every
 //! other failure of the API) instead of axum's plain-text rejection.
 
-use axum::extract::{FromRequest, FromRequestParts, Json, Path, Request};
+use axum::extract::{FromRequest, FromRequestParts, Json, Path, Query, Request};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
@@ -40,6 +40,24 @@ where
         Path::<T>::from_request_parts(parts, state)
             .await
             .map(|Path(value)| ApiPath(value))
+            .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
+    }
+}
+
+/// The parameters of the address's query (`?before=12`).
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiQuery<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(value)| ApiQuery(value))
             .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
     }
 }

@@ -7,6 +7,10 @@
 //! viewer's (`viewer/arena*.html`), embedded in the binary; everything they show comes from the
 //! JSON API under `/api/arena/`, described route by route in [`routes`].
 //!
+//! Every game has a ladder (the scheduler and the workers play it, see [`work`]); its
+//! leaderboard, its matches and each bot's rating over time are served here too, with the
+//! unrated matches a team starts (challenges, the playground) and the admin's switches.
+//!
 //! Who may see and do what is decided in one place, [`access`]; replays served to a stranger
 //! are redacted in one place, [`redact`].
 
@@ -16,6 +20,7 @@ pub mod access;
 mod accounts;
 mod admin;
 mod assets;
+mod board;
 mod bots;
 pub mod error;
 mod events;
@@ -23,6 +28,8 @@ mod extract;
 mod guard;
 pub mod ladder;
 mod logins;
+mod matches;
+mod play;
 pub mod redact;
 pub mod routes;
 mod sessions;
@@ -84,6 +91,8 @@ pub struct ArenaConfig {
     pub max_upload_bytes: usize,
     /// Versions one user may upload in 24 hours (default 50).
     pub uploads_per_day: u32,
+    /// Challenge games one team may start in 24 hours (default 200).
+    pub challenge_games_per_day: u32,
     /// Whether the session cookie is sent over TLS only (set behind an HTTPS reverse proxy).
     pub secure_cookies: bool,
     /// Event streams (`…/events`) open at once; one more is answered 503 (default 256).
@@ -106,6 +115,7 @@ impl Default for ArenaConfig {
             limits: UploadLimits::default(),
             max_upload_bytes: 8 << 20,
             uploads_per_day: 50,
+            challenge_games_per_day: 200,
             secure_cookies: false,
             max_streams: 256,
             languages: Arc::new(Languages::defaults()),

@@ -59,6 +59,17 @@ pub fn program_seats(header: &Value) -> Vec<bool> {
         .unwrap_or_default()
 }
 
+/// The seats whose logs stay in a replay of several teams' programs: a robot's always (its
+/// log tells nothing of anyone), a program's where `allowed` (by seat number, as
+/// [`crate::access::visible_seats`] decides) says so.
+pub fn visible_programs(header: &Value, allowed: &[bool]) -> Vec<bool> {
+    program_seats(header)
+        .iter()
+        .enumerate()
+        .map(|(seat, program)| !program || allowed.get(seat).copied().unwrap_or(false))
+        .collect()
+}
+
 /// A whole replay (`jsonl_gz`: gzip or plain text) as the viewer's JSON; `visible` says, from
 /// the header, which seats' logs stay.
 pub fn replay_json(jsonl_gz: &[u8], visible: impl FnOnce(&Value) -> Vec<bool>) -> AppResult<Value> {
@@ -163,6 +174,19 @@ mod tests {
         }
         let whole = replay_json(text.as_bytes(), |h| vec![true; program_seats(h).len()]).unwrap();
         assert!(whole.to_string().contains("#draw cell 4 4 red"));
+    }
+
+    #[test]
+    fn a_match_replay_keeps_the_logs_of_the_allowed_programs_and_of_robots() {
+        let header: Value = serde_json::from_str(HEADER).unwrap();
+        assert_eq!(visible_programs(&header, &[false, false]), [false, true]);
+        assert_eq!(visible_programs(&header, &[true]), [true, true]);
+        let replay = replay_json(format!("{HEADER}\n{TICK}\n").as_bytes(), |h| {
+            visible_programs(h, &[false, false])
+        })
+        .unwrap();
+        assert_eq!(replay["ticks"][0]["bots"][0]["log"], "");
+        assert_eq!(replay["ticks"][0]["bots"][1]["log"], "robot says\n");
     }
 
     #[test]

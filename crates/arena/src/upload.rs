@@ -5,7 +5,8 @@
 //! What is refused before anything is stored, each with its reason: a body over the arena's
 //! limit (413), a form without the file (400), a file whose language is unknown, an archive
 //! that would not unpack safely (links, `..`, a zip bomb, … as `arbiter_programs::upload`
-//! says; 400), more uploads than the day's quota (429).
+//! says; 400), more uploads than the day's quota (429), any upload while uploads are frozen
+//! (423).
 
 use arbiter_programs::upload::{UploadKind, unpack_upload};
 use axum::Json;
@@ -134,6 +135,19 @@ impl Drop for Scratch {
     }
 }
 
+/// Refuses every upload while the operator has frozen them (for a final: the versions that
+/// play stay as they are).
+async fn check_open(state: &ArenaState) -> AppResult<()> {
+    if state.store().uploads_frozen().await? {
+        return Err(AppError::Locked(
+            "uploads are frozen by the arena's operator (the versions that play stay as they \
+             are, for a final): try again when they are open"
+                .to_owned(),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses an upload past the user's quota for the last 24 hours.
 async fn check_quota(state: &ArenaState, user: i64) -> AppResult<()> {
     let limit = i64::from(state.config().uploads_per_day);
@@ -172,6 +186,7 @@ pub async fn upload(
             )));
         }
     }
+    check_open(&state).await?;
     check_quota(&state, user.id).await?;
     check_file(&state, &form).await?;
     let bot = match existing {

@@ -1216,3 +1216,646 @@ async fn event_streams_are_bounded() {
         "{text}"
     );
 }
+
+// The ladder's routes: the leaderboard, matches and their replays, challenges, the playground
+// and the admin's switches, on a store with the game's robots enrolled and matches written as
+// a worker writes them.
+
+/// Bot `name` of `team` with version 1 built and passed: it plays on the ladder.
+async fn passed_bot(store: &ArenaStore, team: i64, uploader: i64, name: &str) -> Bot {
+    let bot = store.add_bot(team, "quoridor", name).await.unwrap();
+    store
+        .add_version(bot.id, uploader, "bot.cpp", b"int main() {}")
+        .await
+        .unwrap();
+    let build = store.claim_job("tests", 60_000).await.unwrap().unwrap();
+    store
+        .finish_build(&build, Ok(("0123abcd", "c++", "g++ said hello")))
+        .await
+        .unwrap();
+    let check = store.claim_job("tests", 60_000).await.unwrap().unwrap();
+    store
+        .finish_check(&check, true, None, &[("check".to_owned(), check_replay())])
+        .await
+        .unwrap();
+    store.bot_by_id(bot.id).await.unwrap().unwrap()
+}
+
+/// A match's replay as the referee writes it: two programs, each logging its team's secret.
+fn match_replay() -> Vec<u8> {
+    let lines = [
+        r#"{"type":"header","format":{"major":1,"minor":0},"game":"quoridor","settings":{"players":2},"seed":7,"players":[{"name":"b1","kind":"process","command":"./run"},{"name":"b2","kind":"process","command":"./run"}]}"#,
+        r##"{"type":"tick","tick":0,"player":null,"action":{"kind":"start"},"state":{"tick":0},"bots":[{"received":[],"sent":[],"error":null,"log":"ada's plan\n#draw cell 1 1 red\n","offline":false,"time_ms":null,"bank_ms":1000},{"received":[],"sent":[],"error":null,"log":"bob's plan\n","offline":false,"time_ms":null,"bank_ms":1000}]}"##,
+        r#"{"type":"result","ticks":1,"reason":"goal","scores":[1.0,0.0],"placement":[1,2],"bots":[{"name":"b1","errors":0,"timeouts":0,"crashed":false},{"name":"b2","errors":0,"timeouts":0,"crashed":false}]}"#,
+    ];
+    gz(&(lines.join("\n") + "\n"))
+}
+
+/// The active version's id of `bot`.
+async fn active_id(store: &ArenaStore, bot: &Bot) -> i64 {
+    let number = bot.active.expect("the bot plays");
+    store.version(bot.id, number).await.unwrap().unwrap().id
+}
+
+/// Plays the next queued match as a worker would: seat 0 wins, seat 1 times out.
+async fn play_next(store: &ArenaStore) -> i64 {
+    let claimed = store.claim_match("tests", 60_000).await.unwrap().unwrap();
+    let outcome = arbiter_store::MatchOutcome {
+        places: vec![1, 2],
+        faults: vec![None, Some("timeout".to_owned())],
+        reason: "goal".to_owned(),
+        replay: match_replay(),
+    };
+    store.finish_match(&claimed, &outcome).await.unwrap();
+    claimed.id
+}
+
+/// ada's b1 and bob's b2 on the ladder with two robots; a finished ladder match of b1 against
+/// b2, and a queued one. Answers the two matches' ids.
+async fn ladder(arena: &Arena) -> (i64, i64) {
+    let store = &arena.store;
+    let ada = store.user_by_name("ada").await.unwrap().unwrap();
+    let bob = store.user_by_name("bob").await.unwrap().unwrap();
+    let team_ada = store.team_by_name("ada").await.unwrap().unwrap();
+    let team_bob = store.team_by_name("bob").await.unwrap().unwrap();
+    let b1 = passed_bot(store, team_ada.id, ada.id, "b1").await;
+    let b2 = passed_bot(store, team_bob.id, bob.id, "b2").await;
+    store.add_robot("quoridor", "random").await.unwrap();
+    store.add_robot("quoridor", "runner").await.unwrap();
+    let seats = vec![active_id(store, &b1).await, active_id(store, &b2).await];
+    let new = |seed| arbiter_store::NewArenaMatch {
+        kind: arbiter_store::MatchKind::Ladder,
+        game: "quoridor".to_owned(),
+        settings: json!({}),
+        seed,
+        seats: seats.clone(),
+    };
+    store.queue_matches(&[new(1)]).await.unwrap();
+    let finished = play_next(store).await;
+    let queued = store.queue_matches(&[new(2)]).await.unwrap()[0];
+    (finished, queued)
+}
+
+#[tokio::test]
+async fn every_ladder_route_gives_each_viewer_exactly_what_it_may() {
+    let arena = arena("arena-ladder-access", ArenaConfig::default()).await;
+    let member = arena.sign_up("ada").await;
+    let (_, bob) = arena.token_user("bob", false).await;
+    let (_, stranger) = arena.token_user("cy", false).await;
+    let (_, admin) = arena.token_user("root", true).await;
+    let visitor = Client::default();
+    let (finished, queued) = ladder(&arena).await;
+    use Gets::{Private, Public, Status};
+    let replay = format!("/api/arena/matches/{finished}/replay");
+    // Routes that read: [member, stranger, visitor, admin].
+    let reads: Vec<(String, [Gets; 4])> = vec![
+        ("/api/arena/quoridor/leaderboard".into(), [Status(200); 4]),
+        ("/api/arena/quoridor/matches/live".into(), [Status(200); 4]),
+        (
+            "/api/arena/bots/quoridor/b1/matches".into(),
+            [Status(200); 4],
+        ),
+        (
+            "/api/arena/bots/quoridor/b1/ratings".into(),
+            [Status(200); 4],
+        ),
+        (format!("/api/arena/matches/{finished}"), [Status(200); 4]),
+        (
+            replay.clone(),
+            [
+                Private("ticks", "ada's plan"),
+                Public("ticks", "ada's plan"),
+                Public("ticks", "#draw"),
+                Private("ticks", "ada's plan"),
+            ],
+        ),
+        (
+            replay.clone(),
+            [
+                Public("ticks", "bob's plan"),
+                Public("ticks", "bob's plan"),
+                Public("ticks", "bob's plan"),
+                Private("ticks", "bob's plan"),
+            ],
+        ),
+        (
+            format!("/api/arena/matches/{queued}/replay"),
+            [Status(404); 4],
+        ),
+        ("/api/arena/matches/99999".into(), [Status(404); 4]),
+        ("/api/arena/matches/nine".into(), [Status(400); 4]),
+        ("/api/arena/tetris/leaderboard".into(), [Status(404); 4]),
+        ("/api/arena/tetris/matches/live".into(), [Status(404); 4]),
+        (
+            "/api/arena/bots/quoridor/nobot/matches".into(),
+            [Status(404); 4],
+        ),
+        (
+            "/api/arena/admin/operations".into(),
+            [
+                Status(403),
+                Status(403),
+                Status(401),
+                Private("ladder_paused", "false"),
+            ],
+        ),
+    ];
+    let viewers = [
+        member.clone(),
+        stranger.clone(),
+        visitor.clone(),
+        admin.clone(),
+    ];
+    for (uri, expected) in &reads {
+        for (who, gets) in viewers.iter().zip(expected) {
+            let answer = arena.get(&mut who.clone(), uri).await;
+            check(uri, who, *gets, &answer);
+        }
+    }
+    // bob's own seat's log is his to read, not ada's.
+    let theirs = arena.get(&mut bob.clone(), &replay).await.json();
+    assert_eq!(theirs["ticks"][0]["bots"][1]["log"], "bob's plan\n");
+    assert_eq!(theirs["ticks"][0]["bots"][0]["log"], "");
+    let seen = arena
+        .get(
+            &mut member.clone(),
+            &format!("/api/arena/matches/{finished}"),
+        )
+        .await
+        .json();
+    assert_eq!(seen["mine"], json!([0]));
+    assert_eq!(seen["seats"][1]["fault"], "timeout");
+    // Routes that change: [member, stranger, visitor, admin].
+    let b1 = "/api/arena/bots/quoridor/b1";
+    let changes: Vec<(String, Value, [u16; 4])> = vec![
+        (
+            format!("{b1}/challenges"),
+            json!({"opponent": "b2", "games": 2}),
+            [201, 403, 401, 201],
+        ),
+        (
+            format!("{b1}/playground"),
+            json!({"opponent": "random"}),
+            [201, 403, 401, 201],
+        ),
+        (
+            "/api/arena/admin/ladder".into(),
+            json!({"paused": false}),
+            [403, 403, 401, 200],
+        ),
+        (
+            "/api/arena/admin/uploads".into(),
+            json!({"frozen": false}),
+            [403, 403, 401, 200],
+        ),
+        (
+            "/api/arena/admin/bots/quoridor/b2".into(),
+            json!({"disabled": false}),
+            [403, 403, 401, 200],
+        ),
+    ];
+    for (uri, body, statuses) in &changes {
+        for (who, status) in viewers.iter().zip(statuses) {
+            let answer = arena.post(&mut who.clone(), uri, body.clone()).await;
+            assert_eq!(answer.status.as_u16(), *status, "{uri}: {}", answer.text());
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_leaderboard_answers_the_contract_s_keys_best_first_with_robots_marked() {
+    let arena = arena("arena-leaderboard", ArenaConfig::default()).await;
+    arena.sign_up("ada").await;
+    arena.token_user("bob", false).await;
+    let (finished, _) = ladder(&arena).await;
+    let board = arena
+        .get(&mut Client::default(), "/api/arena/quoridor/leaderboard")
+        .await
+        .json();
+    let entries = board.as_array().unwrap();
+    assert_eq!(entries.len(), 4, "{board}");
+    for (i, entry) in entries.iter().enumerate() {
+        let keys: Vec<&str> = entry
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        for key in [
+            "rank", "bot", "team", "version", "score", "mu", "sigma", "games", "robot",
+        ] {
+            assert!(keys.contains(&key), "{key} missing from {entry}");
+        }
+        assert_eq!(entry["rank"], i + 1);
+        let (mu, sigma) = (
+            entry["mu"].as_f64().unwrap(),
+            entry["sigma"].as_f64().unwrap(),
+        );
+        assert!((entry["score"].as_f64().unwrap() - (mu - 3.0 * sigma)).abs() < 1e-9);
+        assert!(entry["robot"].is_boolean() && entry["games"].is_i64());
+        if i > 0 {
+            assert!(entries[i - 1]["score"].as_f64() >= entry["score"].as_f64());
+        }
+    }
+    let robots: Vec<&Value> = entries.iter().filter(|e| e["robot"] == true).collect();
+    assert_eq!(robots.len(), 2);
+    let b1 = entries.iter().find(|e| e["bot"] == "b1").unwrap();
+    assert_eq!(
+        (b1["team"].as_str(), b1["version"].as_i64()),
+        (Some("ada"), Some(1))
+    );
+    assert_eq!(
+        (b1["games"].as_i64(), b1["wins"].as_i64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(b1["win_share"], 1.0);
+    let page = arena
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b1/matches",
+        )
+        .await
+        .json();
+    // Newest first: the queued match, then the finished one.
+    assert_eq!(page["matches"][0]["state"], "queued");
+    assert!(page["matches"][0]["result"].is_null() && page["matches"][0]["replay"].is_null());
+    let first = &page["matches"][1];
+    assert_eq!(first["id"], finished);
+    assert_eq!(
+        (first["seat"].as_i64(), first["result"].as_str()),
+        (Some(0), Some("win"))
+    );
+    assert_eq!(first["opponents"][0]["bot"], "b2");
+    assert_eq!(
+        first["replay"],
+        format!("/api/arena/matches/{finished}/replay")
+    );
+    let theirs = arena
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b2/matches",
+        )
+        .await
+        .json();
+    let lost = theirs["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == finished)
+        .unwrap();
+    assert_eq!(
+        (lost["result"].as_str(), lost["fault"].as_str()),
+        (Some("loss"), Some("timeout"))
+    );
+    let ratings = arena
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b1/ratings",
+        )
+        .await
+        .json();
+    let last = ratings.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["version"], 1);
+    assert_eq!(
+        last["mu"], b1["mu"],
+        "the chart ends where the leaderboard is"
+    );
+    let live = arena
+        .get(&mut Client::default(), "/api/arena/quoridor/matches/live")
+        .await
+        .json();
+    assert_eq!(live["queued"].as_array().unwrap().len(), 1, "{live}");
+    assert_eq!(live["finished"][0]["id"], finished);
+    assert_eq!(live["paused"], false);
+}
+
+#[tokio::test]
+async fn a_bot_s_matches_come_page_by_page_newest_first() {
+    let arena = arena("arena-match-pages", ArenaConfig::default()).await;
+    arena.sign_up("ada").await;
+    arena.token_user("bob", false).await;
+    ladder(&arena).await;
+    let b1 = arena.store.bot("quoridor", "b1").await.unwrap().unwrap();
+    let b2 = arena.store.bot("quoridor", "b2").await.unwrap().unwrap();
+    let seats = vec![
+        active_id(&arena.store, &b1).await,
+        active_id(&arena.store, &b2).await,
+    ];
+    let new: Vec<arbiter_store::NewArenaMatch> = (10..35)
+        .map(|seed| arbiter_store::NewArenaMatch {
+            kind: arbiter_store::MatchKind::Ladder,
+            game: "quoridor".to_owned(),
+            settings: json!({}),
+            seed,
+            seats: seats.clone(),
+        })
+        .collect();
+    arena.store.queue_matches(&new).await.unwrap();
+    let mut ids = Vec::new();
+    let mut uri = "/api/arena/bots/quoridor/b1/matches".to_owned();
+    loop {
+        let page = arena.get(&mut Client::default(), &uri).await.json();
+        ids.extend(
+            page["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_i64().unwrap()),
+        );
+        match page["before"].as_i64() {
+            Some(before) => uri = format!("/api/arena/bots/quoridor/b1/matches?before={before}"),
+            None => break,
+        }
+    }
+    assert_eq!(ids.len(), 27, "every match once: {ids:?}");
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
+    let bad = arena
+        .get(
+            &mut Client::default(),
+            "/api/arena/bots/quoridor/b1/matches?before=x",
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text());
+}
+
+#[tokio::test]
+async fn challenges_are_refused_past_the_team_s_daily_quota_and_with_bad_input() {
+    let config = ArenaConfig {
+        challenge_games_per_day: 10,
+        ..ArenaConfig::default()
+    };
+    let arena = arena("arena-challenges", config).await;
+    let mut ada = arena.sign_up("ada").await;
+    arena.token_user("bob", false).await;
+    ladder(&arena).await;
+    let uri = "/api/arena/bots/quoridor/b1/challenges";
+    let answer = arena
+        .post(&mut ada, uri, json!({"opponent": "b2", "games": 6}))
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+    assert_eq!(
+        (
+            answer.json()["opponent"].as_str(),
+            answer.json()["games"].as_i64()
+        ),
+        (Some("b2"), Some(6))
+    );
+    let over = arena
+        .post(&mut ada, uri, json!({"opponent": "random", "games": 6}))
+        .await;
+    assert_eq!(
+        over.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        over.text()
+    );
+    assert!(over.text().contains("quota is 10"), "{}", over.text());
+    for (body, status, says) in [
+        (json!({"opponent": "b2", "games": 0}), 400, "1 to 100"),
+        (json!({"opponent": "b2", "games": 101}), 400, "1 to 100"),
+        (json!({"opponent": "b2"}), 400, "games"),
+        (json!({"opponent": "nobody", "games": 2}), 404, "nobody"),
+        (json!({"opponent": "b1", "games": 2}), 400, "itself"),
+    ] {
+        let answer = arena.post(&mut ada, uri, body.clone()).await;
+        assert_eq!(answer.status.as_u16(), status, "{body}: {}", answer.text());
+        assert!(answer.text().contains(says), "{body}: {}", answer.text());
+    }
+    let answer = arena
+        .post(&mut ada, uri, json!({"opponent": "b2", "games": 4}))
+        .await;
+    assert_eq!(
+        answer.status,
+        StatusCode::CREATED,
+        "the quota's last games: {}",
+        answer.text()
+    );
+}
+
+#[tokio::test]
+async fn a_playground_match_is_queued_at_once_and_followed_until_it_ends() {
+    let arena = arena("arena-playground", ArenaConfig::default()).await;
+    let mut ada = arena.sign_up("ada").await;
+    arena.token_user("bob", false).await;
+    ladder(&arena).await;
+    // A ladder match is queued already: the playground's is played before it.
+    let uri = "/api/arena/bots/quoridor/b1/playground";
+    for (body, status, says) in [
+        (json!({"opponent": 1}), 400, "play itself"),
+        (json!({"opponent": 7}), 404, "no version 7"),
+        (json!({"opponent": ""}), 400, "name the robot"),
+        (json!({"opponent": "no-such-robot"}), 404, "no-such-robot"),
+        (json!({}), 400, "opponent"),
+    ] {
+        let answer = arena.post(&mut ada, uri, body.clone()).await;
+        assert_eq!(answer.status.as_u16(), status, "{body}: {}", answer.text());
+        assert!(answer.text().contains(says), "{body}: {}", answer.text());
+    }
+    let answer = arena
+        .post(&mut ada, uri, json!({"opponent": "random"}))
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+    let id = answer.json()["match"].as_i64().unwrap();
+    let shown = arena
+        .get(&mut ada, &format!("/api/arena/matches/{id}"))
+        .await
+        .json();
+    assert_eq!(
+        (shown["kind"].as_str(), shown["state"].as_str()),
+        (Some("playground"), Some("queued"))
+    );
+    assert_eq!(shown["seats"][1]["robot"], true);
+    let request = Request::builder()
+        .uri(format!("/api/arena/matches/{id}/events"))
+        .header(header::HOST, HOST)
+        .body(Body::empty())
+        .unwrap();
+    let mut body = arena
+        .app
+        .clone()
+        .oneshot(request)
+        .await
+        .unwrap()
+        .into_body();
+    let mut seen = String::new();
+    let mut next = async || match body.frame().await {
+        Some(frame) => {
+            String::from_utf8(frame.unwrap().into_data().unwrap_or_default().to_vec()).unwrap()
+        }
+        None => String::new(),
+    };
+    seen += &next().await;
+    assert!(seen.contains(r#""state":"queued""#), "{seen}");
+    assert_eq!(
+        play_next(&arena.store).await,
+        id,
+        "the playground's match is played first"
+    );
+    while !seen.contains(r#""state":"finished""#) {
+        let more = next().await;
+        assert!(
+            !more.is_empty(),
+            "the stream ended before the match: {seen}"
+        );
+        seen += &more;
+    }
+    assert!(next().await.is_empty(), "the stream ends with the match");
+}
+
+#[tokio::test]
+async fn the_admin_freezes_uploads_pauses_the_ladder_and_disables_a_bot() {
+    let arena = arena("arena-operations", ArenaConfig::default()).await;
+    let mut ada = arena.sign_up("ada").await;
+    let (_, mut root) = arena.token_user("root", true).await;
+    arena.token_user("bob", false).await;
+    ladder(&arena).await;
+    let cpp = b"int main() { return 0; }\n";
+    let versions = "/api/arena/bots/quoridor/b1/versions";
+    let ops = arena
+        .post(
+            &mut root,
+            "/api/arena/admin/uploads",
+            json!({"frozen": true}),
+        )
+        .await;
+    assert_eq!(ops.json()["uploads_frozen"], true, "{}", ops.text());
+    let refused = arena.upload(&mut ada, versions, "bot.cpp", cpp).await;
+    assert_eq!(refused.status, StatusCode::LOCKED, "{}", refused.text());
+    assert_eq!(refused.json()["kind"], "locked");
+    assert!(refused.text().contains("frozen"), "{}", refused.text());
+    assert_eq!(
+        arena.get(&mut ada, "/api/arena/me").await.json()["arena"]["uploads_frozen"],
+        true
+    );
+    arena
+        .post(
+            &mut root,
+            "/api/arena/admin/uploads",
+            json!({"frozen": false}),
+        )
+        .await;
+    let answer = arena.upload(&mut ada, versions, "bot.cpp", cpp).await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+
+    let ops = arena
+        .post(
+            &mut root,
+            "/api/arena/admin/ladder",
+            json!({"paused": true}),
+        )
+        .await;
+    assert_eq!(ops.json()["ladder_paused"], true, "{}", ops.text());
+    let live = arena
+        .get(&mut ada, "/api/arena/quoridor/matches/live")
+        .await
+        .json();
+    assert_eq!(live["paused"], true);
+
+    let bot = arena
+        .post(
+            &mut root,
+            "/api/arena/admin/bots/quoridor/b2",
+            json!({"disabled": true}),
+        )
+        .await;
+    assert_eq!(bot.json()["disabled"], true, "{}", bot.text());
+    let board = arena
+        .get(&mut ada, "/api/arena/quoridor/leaderboard")
+        .await
+        .json();
+    assert!(
+        board.as_array().unwrap().iter().all(|e| e["bot"] != "b2"),
+        "a disabled bot leaves the ladder: {board}"
+    );
+    let challenge = arena
+        .post(
+            &mut ada,
+            "/api/arena/bots/quoridor/b1/challenges",
+            json!({"opponent": "b2", "games": 2}),
+        )
+        .await;
+    assert_eq!(
+        challenge.status,
+        StatusCode::CONFLICT,
+        "{}",
+        challenge.text()
+    );
+    assert!(
+        challenge.text().contains("disabled"),
+        "{}",
+        challenge.text()
+    );
+    for body in [json!({}), json!({"paused": "yes"})] {
+        let answer = arena.post(&mut root, "/api/arena/admin/ladder", body).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.text());
+    }
+}
+
+#[tokio::test]
+async fn the_ladder_s_changes_refuse_forged_requests_from_other_sites() {
+    let arena = arena("arena-ladder-csrf", ArenaConfig::default()).await;
+    let ada = arena.sign_up("ada").await;
+    arena.token_user("bob", false).await;
+    ladder(&arena).await;
+    arena
+        .store
+        .set_admin(
+            arena.store.user_by_name("ada").await.unwrap().unwrap().id,
+            true,
+        )
+        .await
+        .unwrap();
+    for (uri, body) in [
+        (
+            "/api/arena/bots/quoridor/b1/challenges",
+            json!({"opponent": "b2", "games": 2}),
+        ),
+        (
+            "/api/arena/bots/quoridor/b1/playground",
+            json!({"opponent": "random"}),
+        ),
+        ("/api/arena/admin/ladder", json!({"paused": true})),
+        ("/api/arena/admin/uploads", json!({"frozen": true})),
+        (
+            "/api/arena/admin/bots/quoridor/b2",
+            json!({"disabled": true}),
+        ),
+    ] {
+        for (origin, csrf) in [
+            (Some("http://evil.example"), ada.csrf.clone()),
+            (Some(format!("http://{HOST}").as_str()), None),
+            (None, Some("0000".to_owned())),
+        ] {
+            let mut request = Request::builder()
+                .method(Method::POST)
+                .uri(uri)
+                .header(header::HOST, HOST)
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::COOKIE, ada.cookie.clone().unwrap());
+            if let Some(origin) = origin {
+                request = request.header(header::ORIGIN, origin);
+            }
+            if let Some(csrf) = &csrf {
+                request = request.header("x-csrf-token", csrf);
+            }
+            let request = request.body(Body::from(body.to_string())).unwrap();
+            let answer = arena.send(&mut ada.clone(), request).await;
+            assert_eq!(
+                answer.status,
+                StatusCode::FORBIDDEN,
+                "{uri}: {}",
+                answer.text()
+            );
+        }
+    }
+    let store = &arena.store;
+    assert!(!store.ladder_paused().await.unwrap() && !store.uploads_frozen().await.unwrap());
+    assert!(!store.bot("quoridor", "b2").await.unwrap().unwrap().disabled);
+    assert!(
+        store
+            .challenges_of_team(store.team_by_name("ada").await.unwrap().unwrap().id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

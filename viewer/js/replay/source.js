@@ -33,6 +33,17 @@ export function replaySource(query) {
       streamUrl: null,
     };
   }
+  const arenaMatch = query.get("arena-match");
+  if (arenaMatch) {
+    // A match of the arena's ladder, a challenge, the playground or an SPRT series; the bot
+    // followed is chosen by `player` (its seat).
+    return {
+      label: `arena match ${arenaMatch}`,
+      load: () => getJSON(`/api/arena/matches/${enc(arenaMatch)}/replay`),
+      // Kept once the match has ended: nothing to follow.
+      streamUrl: null,
+    };
+  }
   const t = query.get("t");
   const check = query.get("check");
   if (t && check) {
