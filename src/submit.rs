@@ -118,13 +118,7 @@ fn submit(args: &SubmitArgs) -> Result<Outcome> {
 /// Follows the version until its build and check are over, telling each new state on stderr.
 /// The version's event stream tells each change as it happens; a stream cut short (a proxy's
 /// time limit, the client's own) is opened again.
-fn wait(
-    api: &Api,
-    url: &str,
-    args: &SubmitArgs,
-    number: i64,
-    deadline: Instant,
-) -> Result<Value> {
+fn wait(api: &Api, url: &str, args: &SubmitArgs, number: i64, deadline: Instant) -> Result<Value> {
     let mut told = String::new();
     loop {
         let settled = api.follow(&format!("{url}/events"), deadline, &mut |version| {
