@@ -6,6 +6,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod arena;
+mod arena_ops;
 mod bench;
 mod bot;
 mod cli;
