@@ -21,6 +21,7 @@ pub mod error;
 mod events;
 mod extract;
 mod guard;
+pub mod ladder;
 mod logins;
 pub mod redact;
 pub mod routes;

@@ -1,7 +1,13 @@
-//! The arena's worker: claims builds and checks from the store's queue, runs each on a blocking
-//! thread (a build or a check runs for seconds to minutes, in the sandbox), renews their leases
-//! while they run, and hands in their outcomes. `arbiter arena serve` runs it unless
-//! `--no-work`; `arbiter worker` runs it on other machines, on the same store.
+//! The arena's worker: claims builds and checks from the store's queue, and matches (ladder
+//! games, challenges, the playground, SPRT series) from its queue of matches, runs each on a
+//! blocking thread (a build, a check or a match runs for seconds to minutes, in the sandbox),
+//! renews their leases while they run, and hands in their outcomes. `arbiter arena serve` runs
+//! it unless `--no-work`; `arbiter worker` runs it on other machines, on the same store.
+//!
+//! A match is played as the check plays its own ([`arbiter_builds::play_match`]): each
+//! version's program installed from the store by its hash, robots as built-in seats. A seat's
+//! fault (a program that cannot start, a crash, a late or wrong answer) is its loss, kept in
+//! words with the result.
 //!
 //! A version's own failure (a compile error, a crash in its check) is its outcome. A failure of
 //! Arbiter, the machine or the store hands the job back (`fail_job`): it is queued again, and
@@ -17,10 +23,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use arbiter_builds::{
-    BuildError, BuildLimits, Built, Languages, SandboxPolicy, Source, build_until, cached_program,
-    check, install_program, programs_cache, remove_built, showing,
+    BuildError, BuildLimits, Built, Languages, MatchSeat, SandboxPolicy, Source, build_until,
+    cached_program, check, install_program, play_match, programs_cache, remove_built, showing,
 };
-use arbiter_store::{ArenaJob, ArenaStore, Handed, JobKind, StoreError, StoredProgram};
+use arbiter_store::{
+    ArenaJob, ArenaStore, ClaimedMatch, ClaimedSeat, Handed, JobKind, MatchOutcome, SeatPlayer,
+    StoreError, StoredProgram,
+};
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
@@ -29,8 +38,11 @@ use tokio::task::JoinSet;
 pub struct WorkOptions {
     /// Its name in the store's leases (unique per process: host and process id).
     pub worker: String,
-    /// Jobs run at once.
+    /// Builds and checks run at once.
     pub jobs: usize,
+    /// Matches played at once, besides the builds and checks (each seats its bots' processes:
+    /// a machine of 2 cores plays one at a time).
+    pub match_jobs: usize,
     /// How long a claim holds without being renewed; renewed every third of it.
     pub lease: Duration,
     /// The longest wait between two looks at an empty queue (waits start at a tenth of it).
@@ -62,6 +74,7 @@ impl WorkOptions {
         WorkOptions {
             worker: worker.into(),
             jobs: 1,
+            match_jobs: 1,
             lease: Duration::from_secs(60),
             idle: Duration::from_secs(1),
             languages: Languages::defaults(),
@@ -113,55 +126,119 @@ pub async fn work(store: ArenaStore, options: WorkOptions, stop: impl Future<Out
     sweep_folders_of_gone_workers(&options.work);
     let options = Arc::new(hide_the_arenas_folders(options, &store));
     let stopping = Arc::new(AtomicBool::new(false));
-    let lease_ms = millis(options.lease);
     let mut stop = std::pin::pin!(stop);
     let mut running: JoinSet<()> = JoinSet::new();
+    let mut playing: JoinSet<()> = JoinSet::new();
     let mut renew = tokio::time::interval((options.lease / 3).max(Duration::from_millis(10)));
     let mut expire = tokio::time::interval(options.lease.max(Duration::from_millis(10)));
     let shortest = (options.idle / 10).max(Duration::from_millis(10));
     let mut idle = shortest;
     loop {
-        while running.len() < options.jobs.max(1) {
-            match store.claim_job(&options.worker, lease_ms).await {
-                Ok(Some(job)) => {
-                    let job = run_job(store.clone(), Arc::clone(&options), job, &stopping);
-                    running.spawn(job);
-                    idle = shortest;
-                }
-                Ok(None) => break,
-                Err(error) => {
-                    warn(&format!("claiming a job: {error}"));
-                    break;
-                }
-            }
+        if claim_jobs(&store, &options, &stopping, &mut running).await
+            | claim_matches(&store, &options, &mut playing).await
+        {
+            idle = shortest;
         }
-        let room = running.len() < options.jobs.max(1);
+        let room = running.len() < options.jobs.max(1) || playing.len() < options.match_jobs;
         tokio::select! {
             () = &mut stop => break,
             Some(_) = running.join_next(), if !running.is_empty() => {}
-            _ = renew.tick() => {
-                if !running.is_empty()
-                    && let Err(error) = store.renew_jobs(&options.worker, lease_ms).await
-                {
-                    warn(&format!("renewing the leases of its jobs: {error}"));
-                }
-            }
+            Some(_) = playing.join_next(), if !playing.is_empty() => {}
+            _ = renew.tick() => renew_leases(&store, &options, &running, &playing).await,
             _ = expire.tick() => expire_leases(&store).await,
             () = tokio::time::sleep(idle), if room => idle = (idle * 2).min(options.idle),
             () = options.wake.notified(), if room => idle = shortest,
         }
     }
     stopping.store(true, Ordering::Relaxed);
-    let finish = async { while running.join_next().await.is_some() {} };
+    let finish = async {
+        while running.join_next().await.is_some() {}
+        while playing.join_next().await.is_some() {}
+    };
     if tokio::time::timeout(STOP_GRACE, finish).await.is_err() {
-        warn("a check still running is left to end with Arbiter");
+        warn("a check or a match still running is left to end with Arbiter");
     }
     if let Err(error) = store.release_jobs(&options.worker).await {
         warn(&format!("handing its jobs back: {error}"));
     }
+    if let Err(error) = store.release_matches(&options.worker).await {
+        warn(&format!("handing its matches back: {error}"));
+    }
     // Each build removed its own folder; the folder of builds goes too when nothing is left
     // in it (a build still running holds it).
     let _ = std::fs::remove_dir(&options.work);
+}
+
+/// Claims builds and checks while there is room; returns whether it claimed any.
+async fn claim_jobs(
+    store: &ArenaStore,
+    options: &Arc<WorkOptions>,
+    stopping: &Arc<AtomicBool>,
+    running: &mut JoinSet<()>,
+) -> bool {
+    let mut claimed = false;
+    while running.len() < options.jobs.max(1) {
+        match store
+            .claim_job(&options.worker, millis(options.lease))
+            .await
+        {
+            Ok(Some(job)) => {
+                running.spawn(run_job(store.clone(), Arc::clone(options), job, stopping));
+                claimed = true;
+            }
+            Ok(None) => break,
+            Err(error) => {
+                warn(&format!("claiming a job: {error}"));
+                break;
+            }
+        }
+    }
+    claimed
+}
+
+/// Claims matches while there is room; returns whether it claimed any.
+async fn claim_matches(
+    store: &ArenaStore,
+    options: &Arc<WorkOptions>,
+    playing: &mut JoinSet<()>,
+) -> bool {
+    let mut claimed = false;
+    while playing.len() < options.match_jobs {
+        match store
+            .claim_match(&options.worker, millis(options.lease))
+            .await
+        {
+            Ok(Some(m)) => {
+                playing.spawn(run_match(store.clone(), Arc::clone(options), m));
+                claimed = true;
+            }
+            Ok(None) => break,
+            Err(error) => {
+                warn(&format!("claiming a match: {error}"));
+                break;
+            }
+        }
+    }
+    claimed
+}
+
+async fn renew_leases(
+    store: &ArenaStore,
+    options: &WorkOptions,
+    running: &JoinSet<()>,
+    playing: &JoinSet<()>,
+) {
+    let lease_ms = millis(options.lease);
+    if !running.is_empty()
+        && let Err(error) = store.renew_jobs(&options.worker, lease_ms).await
+    {
+        warn(&format!("renewing the leases of its jobs: {error}"));
+    }
+    if !playing.is_empty()
+        && let Err(error) = store.renew_matches(&options.worker, lease_ms).await
+    {
+        warn(&format!("renewing the leases of its matches: {error}"));
+    }
 }
 
 /// The options with the arena's own folders hidden from every build and bot: the store's
@@ -189,6 +266,21 @@ async fn expire_leases(store: &ArenaStore) {
             }
         }
         Err(error) => warn(&format!("expiring the leases of jobs: {error}")),
+    }
+    match store.expire_match_leases().await {
+        Ok(expired) => {
+            for m in expired {
+                let what = match m.failed {
+                    true => "it failed after its last attempt",
+                    false => "queued again",
+                };
+                warn(&format!(
+                    "match {}: its worker stopped renewing its lease; {what}",
+                    m.id
+                ));
+            }
+        }
+        Err(error) => warn(&format!("expiring the leases of matches: {error}")),
     }
 }
 
@@ -342,6 +434,106 @@ async fn run_check(
     Ok(store
         .finish_check(job, outcome.passed, reason, &replays)
         .await?)
+}
+
+/// Plays match `m` and hands in its result; hands it back when this worker could not play it.
+fn run_match(
+    store: ArenaStore,
+    options: Arc<WorkOptions>,
+    m: ClaimedMatch,
+) -> impl Future<Output = ()> + Send + 'static {
+    async move {
+        let handed = match play_claimed(&store, &options, &m).await {
+            Ok(handed) => handed,
+            Err(error) => {
+                warn(&format!(
+                    "match {} ({}): {error}; handed back to the queue",
+                    m.id,
+                    m.kind.as_str()
+                ));
+                match store.fail_match(&m, &error.to_string()).await {
+                    Ok(handed) => handed,
+                    Err(error) => {
+                        warn(&format!("handing match {} back: {error}", m.id));
+                        return;
+                    }
+                }
+            }
+        };
+        if handed == Handed::Refused {
+            warn(&format!(
+                "match {}: another worker holds it now (this worker's lease ran out); its \
+                 result here is dropped",
+                m.id
+            ));
+        }
+    }
+}
+
+/// Installs the programs of match `m`, plays it in the sandbox (each program's toolchains
+/// shown to it) and hands in its result.
+async fn play_claimed(
+    store: &ArenaStore,
+    options: &Arc<WorkOptions>,
+    m: &ClaimedMatch,
+) -> Result<Handed, JobError> {
+    let mut seats = Vec::with_capacity(m.seats.len());
+    let mut toolchains = Vec::new();
+    for (index, seat) in m.seats.iter().enumerate() {
+        let name = seat_name(&m.seats, index);
+        seats.push(match &seat.player {
+            SeatPlayer::Robot { name: robot } => MatchSeat::Robot {
+                name,
+                robot: robot.clone(),
+            },
+            SeatPlayer::Program { hash, language } => {
+                toolchains.extend(options.languages.toolchains_for(language));
+                MatchSeat::Folder {
+                    name,
+                    folder: program_folder(store, options, hash).await?,
+                }
+            }
+        });
+    }
+    let (game, settings, seed) = (m.game.clone(), m.settings.clone(), m.seed);
+    let options2 = Arc::clone(options);
+    let played = tokio::task::spawn_blocking(move || {
+        let sandbox = showing(&options2.sandbox, &toolchains);
+        play_match(&game, &settings, &seats, seed, &sandbox)
+    })
+    .await??;
+    let outcome = MatchOutcome {
+        places: played.places,
+        faults: played.faults,
+        reason: played.reason,
+        replay: played.replay,
+    };
+    Ok(store.finish_match(m, &outcome).await?)
+}
+
+/// The name seat `index` plays under, as the other seats and the replay know it: the bot's
+/// name and version (`walker_v3`), or the robot's; characters a name may not have become
+/// `_`, and a name met already gets its seat's number.
+fn seat_name(seats: &[ClaimedSeat], index: usize) -> String {
+    let name_of = |seat: &ClaimedSeat| {
+        let raw = match &seat.player {
+            SeatPlayer::Robot { name } => name.clone(),
+            SeatPlayer::Program { .. } => format!("{}_v{}", seat.bot_name, seat.number),
+        };
+        raw.chars()
+            .map(
+                |c| match c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                    true => c,
+                    false => '_',
+                },
+            )
+            .collect::<String>()
+    };
+    let name = name_of(&seats[index]);
+    match seats[..index].iter().any(|s| name_of(s) == name) {
+        true => format!("{name}_{index}"),
+        false => name,
+    }
 }
 
 /// The folder of program `hash` in the machine's cache, fetched from the store if missing.

@@ -13,32 +13,26 @@
 //! whether a program speaks the protocol up to its first turn, this one plays whole matches:
 //! a version that passes has played every seat to the end.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 use std::time::Duration;
 
-use arbiter_catalog::{
-    Catalog, CatalogGame, Games, MatchPlan, PlayError, RobotSeeds, SeatPlan, Start, TableSetup,
-    Visit, play_to_replay,
-};
+use arbiter_catalog::{Catalog, CatalogGame, Games, PlayError, SeatPlan, Visit};
 use arbiter_games::TimeControl;
-use arbiter_referee::{Commands, Fault, MatchConfig, MatchReport, SeatSpec, read_player_folder};
-use arbiter_replay::{Record, ReplayReader};
+use arbiter_referee::{Commands, MatchReport, SeatSpec, read_player_folder};
 use arbiter_sandbox::{Sandbox, SandboxPolicy};
 
 use crate::BuildError;
 use crate::build::in_folder;
+use crate::play::{
+    MAX_REPLAY_BYTES, ReplayFile, game_settings, play_seats, seat_fault, unknown_game,
+};
 
 /// Times a match of the check is played when Arbiter or the machine failed it, not the bot.
 const CHECK_ATTEMPTS: u32 = 3;
-/// The end of the bot's stderr a reason quotes.
-const STDERR_TAIL_CHARS: usize = 300;
 /// How many times the game's time limits the check allows.
 pub const CHECK_SLACK: u32 = 5;
 /// The time a version's start-up is allowed in the check besides the game's.
 pub const CHECK_STARTUP: Duration = Duration::from_secs(10);
-/// The largest replay of a check kept (a match of a few hundred turns is some kilobytes).
-const MAX_REPLAY_BYTES: u64 = 16 << 20;
 
 /// What the check of a version found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,13 +83,7 @@ pub fn check_in<C: Catalog>(
         folder,
         sandbox,
     };
-    C::visit(game, visit).unwrap_or_else(|_| {
-        let names: Vec<&str> = C::games().iter().map(|g| g.name).collect();
-        Err(BuildError::UnknownGame {
-            game: game.to_owned(),
-            games: names.join(", "),
-        })
-    })
+    C::visit(game, visit).unwrap_or_else(|_| Err(unknown_game::<C>(game)))
 }
 
 struct CheckGame<'a> {
@@ -108,18 +96,9 @@ impl Visit for CheckGame<'_> {
     type Output = Result<CheckOutcome, BuildError>;
 
     fn visit<G: CatalogGame>(self) -> Self::Output {
-        let settings_error = |why: String| BuildError::Settings {
-            game: G::NAME.to_owned(),
-            why,
-        };
-        let mut settings: G::Settings = serde_json::from_value(self.settings.clone())
-            .map_err(|e| settings_error(e.to_string()))?;
         // A game that draws its board (Domino) draws the same one at every check.
-        if let Some(seed) = G::board_seed(&mut settings) {
-            seed.get_or_insert(1);
-        }
+        let settings = game_settings::<G>(self.settings, 1)?;
         let players = G::seats(&settings, 0);
-        G::build(&settings, &TableSetup::numbered(players)).map_err(|e| settings_error(e.0))?;
         let spec = match read_player_folder(self.folder, Commands::AsWritten) {
             Ok(spec) => spec,
             Err(error) => return Ok(failed(vec![], in_folder(&error.to_string(), self.folder))),
@@ -254,19 +233,8 @@ fn play_once<G: CatalogGame>(
             },
         })
         .collect();
-    play_to_replay::<G>(MatchPlan {
-        start: Start::Settings(settings),
-        seats,
-        session: None,
-        config: MatchConfig {
-            seed: plan.seed,
-            time: Some(lenient(G::PROTOCOL.time)),
-            ..MatchConfig::default()
-        },
-        robot_seeds: RobotSeeds::Spread,
-        replay: Some(replay),
-        sandbox,
-    })
+    let time = Some(lenient(G::PROTOCOL.time));
+    play_seats::<G>(settings, seats, plan.seed, time, sandbox, replay)
 }
 
 /// The game's time control `own`, as the check times it: [`CHECK_SLACK`] times as long, and
@@ -302,74 +270,13 @@ fn fault_of(report: &MatchReport, plan: &CheckMatch, replay: &Path) -> Option<St
     let (seat, fault) = plan
         .version
         .iter()
-        .filter_map(|&seat| Some((seat, report.bots.get(seat)?.first_fault?)))
-        .next()?;
-    let what = match fault {
-        Fault::Crash => "crashed",
-        Fault::Timeout => "did not answer in time",
-        Fault::Malformed => "answered something that is not a move of the protocol",
-        Fault::Illegal(()) => "played a move against the rules",
-    };
-    let mut reason = format!("{what} in its match {}", plan.label);
+        .find_map(|&seat| Some((seat, seat_fault(report, seat, replay, true)?)))?;
+    let mut reason = format!("{} in its match {}", fault.what, plan.label);
     if plan.version.len() > 1 {
         reason.push_str(&format!(" (as player {seat})"));
     }
-    match first_error(replay, seat) {
-        Ok(Some((tick, error, log))) => {
-            reason.push_str(&format!(", at turn {tick}: {error}"));
-            let log = log.trim();
-            if !log.is_empty() {
-                let chars: Vec<char> = log.chars().collect();
-                let tail: String = chars[chars.len().saturating_sub(STDERR_TAIL_CHARS)..]
-                    .iter()
-                    .collect();
-                reason.push_str(&format!(
-                    " (its stderr ends: {})",
-                    tail.replace('\n', " | ")
-                ));
-            }
-        }
-        Ok(None) => {}
-        Err(why) => reason.push_str(&format!(" ({why})")),
-    }
+    reason.push_str(&fault.detail);
     Some(reason)
-}
-
-/// The first error of seat `seat` in the replay: its tick, the referee's words, and what the
-/// bot wrote to stderr up to then.
-fn first_error(replay: &Path, seat: usize) -> Result<Option<(u32, String, String)>, String> {
-    let what = |e: &dyn std::fmt::Display| format!("its replay could not be read: {e}");
-    let mut reader = ReplayReader::open(replay).map_err(|e| what(&e))?;
-    let mut log = String::new();
-    while let Some(record) = reader.next_record().map_err(|e| what(&e))? {
-        let Record::Tick(tick) = record else { continue };
-        let Some(bot) = tick.bots.get(seat) else {
-            continue;
-        };
-        log.push_str(&bot.log);
-        if let Some(error) = &bot.error {
-            return Ok(Some((tick.tick, error.clone(), log)));
-        }
-    }
-    Ok(None)
-}
-
-/// A temporary file for one match's replay, removed when dropped.
-struct ReplayFile(PathBuf);
-
-impl ReplayFile {
-    fn new() -> ReplayFile {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let name = format!("arbiter-check-{}-{n}.jsonl.gz", std::process::id());
-        ReplayFile(std::env::temp_dir().join(name))
-    }
-}
-
-impl Drop for ReplayFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //!   built in the sandbox under [`BuildLimits`]; packed as a program
 //!   ([`arbiter_programs::pack`]) so that every worker runs the very same bytes.
 //! - [`check`]: the built version plays the game's weakest robot from every seat, and itself.
+//! - [`play_match`]: one arena match of versions and robots, a seat's fault its loss; the
+//!   check plays its matches the same way.
 //!
 //! # What a version is handed in as
 //!
@@ -44,6 +46,7 @@ mod check;
 mod languages;
 mod layout;
 mod log;
+mod play;
 mod run;
 mod take_out;
 mod upload;
@@ -58,6 +61,7 @@ pub use check::{
     CHECK_SLACK, CHECK_STARTUP, CheckOutcome, CheckReplay, check, check_in, check_robot,
 };
 pub use languages::{Language, Languages};
+pub use play::{MatchSeat, PlayedMatch, places_with_faults, play_match, play_match_in};
 pub use upload::UploadLimits;
 
 pub use arbiter_sandbox::{SandboxConfig, SandboxPolicy};
@@ -217,6 +221,9 @@ pub enum BuildError {
     /// A match of the check could not be played, on Arbiter's side, after a few tries.
     #[error("the check could not be played: {0}")]
     Check(String),
+    /// An arena match could not be played, on Arbiter's side or the machine's.
+    #[error("the match could not be played: {0}")]
+    Match(String),
     /// Arbiter is stopping: the build was ended before its end.
     #[error("stopped before the end, as Arbiter is stopping")]
     Stopped,

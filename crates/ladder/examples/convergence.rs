@@ -14,7 +14,8 @@
 //!    Beside it, a yardstick: as many games between random pairs, ordered by points share.
 //!
 //! `CONVERGENCE_PLAYERS`, `CONVERGENCE_OPENINGS` and `CONVERGENCE_TAILS` (window tails α to
-//! compare, comma-separated) change the setup.
+//! compare, comma-separated) change the setup. `CONVERGENCE_SEATS=4` measures 4-player games
+//! instead, every game played live (see [`four_players`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -78,6 +79,10 @@ fn main() {
     let runs: usize = std::env::args()
         .nth(1)
         .map_or(1000, |a| a.parse().expect("RUNS"));
+    if std::env::var("CONVERGENCE_SEATS").is_ok_and(|s| s == "4") {
+        four_players(&players, runs);
+        return;
+    }
     let table = round_robin_table(&players);
     let points = print_round_robin(&players, &table);
     for tail in tails() {
@@ -130,8 +135,8 @@ fn round_robin_table(players: &[String]) -> Vec<Vec<Cell>> {
         for j in i + 1..n {
             for opening in 0..openings() {
                 for (a, b) in [(i, j), (j, i)] {
-                    let places = play(&players[a], &players[b], opening);
-                    count(&mut table, a, b, places);
+                    let places = play(&[&players[a], &players[b]], opening);
+                    count(&mut table, a, b, [places[0], places[1]]);
                 }
             }
         }
@@ -156,15 +161,16 @@ fn count(table: &mut [Vec<Cell>], a: usize, b: usize, places: [u32; 2]) {
     table[b][a][2 - result] += 1;
 }
 
-/// One 2-player game of standard Quoridor from opening `opening`: the places of seat 0 and 1.
-fn play(first: &str, second: &str, opening: u64) -> [u32; 2] {
-    let settings = Settings::standard(2, 9).expect("standard Quoridor");
+/// One game of standard Quoridor (2 or 4 players, as many as `names`) from opening
+/// `opening`: the place of each seat.
+fn play(names: &[&str], opening: u64) -> Vec<u32> {
+    let settings = Settings::standard(names.len() as u8, 9).expect("standard Quoridor");
     let mut game = Quoridor::new(settings).expect("standard Quoridor");
     play_opening(&mut game, opening);
-    let mut robots: Vec<Box<dyn Robot<Quoridor>>> = [first, second]
+    let mut robots: Vec<Box<dyn Robot<Quoridor>>> = names
         .iter()
         .enumerate()
-        .map(|(seat, name)| robot(name, opening * 2 + seat as u64))
+        .map(|(seat, name)| robot(name, opening * names.len() as u64 + seat as u64))
         .collect();
     while let Some(p) = game.to_move() {
         if game.is_stuck() {
@@ -174,8 +180,7 @@ fn play(first: &str, second: &str, opening: u64) -> [u32; 2] {
         let action = robots[p].choose(&game);
         game.apply(action).expect("robots play legal actions");
     }
-    let placement = game.outcome().expect("the game is over").placement;
-    [placement[0], placement[1]]
+    game.outcome().expect("the game is over").placement
 }
 
 /// The robot a player's name stands for, seeded.
@@ -436,4 +441,98 @@ fn write_cache(path: &PathBuf, key: &str, table: &[Vec<Cell>]) {
     if let Err(error) = std::fs::write(path, value.to_string()) {
         eprintln!("the table was not cached in {}: {error}", path.display());
     }
+}
+
+/// Random 4-player tables the 4-player order is measured on.
+const TABLES: u64 = 1200;
+
+/// The 4-player measure, played live (no table can hold 4-player results): the true order is
+/// each robot's mean Borda share, (4 − place) / 3, over `TABLES` random tables from random
+/// openings; then `runs` ladders of 4-seat games, every game played.
+fn four_players(players: &[String], runs: usize) {
+    let started = Instant::now();
+    let truth = borda_shares(players);
+    println!(
+        "4-player truth: {TABLES} random tables in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    for (name, share) in players.iter().zip(&truth) {
+        println!("| {name} | {:.1} % |", 100.0 * share);
+    }
+    let started = Instant::now();
+    let mut sums: BTreeMap<u64, [f64; 3]> = BTreeMap::new();
+    for run in 0..runs {
+        for (games_per_bot, ladder) in live_ladder(players, run as u64) {
+            let score: Vec<f64> = ladder.iter().map(|c| c.rating.score()).collect();
+            let mu: Vec<f64> = ladder.iter().map(|c| c.rating.mu).collect();
+            let tau = kendall_tau(&score, &truth);
+            let sum = sums.entry(games_per_bot).or_default();
+            sum[0] += tau;
+            sum[1] += kendall_tau(&mu, &truth);
+            sum[2] += f64::from(u8::from(tau >= 0.9));
+        }
+    }
+    println!(
+        "\n{runs} ladders of 4-seat games, played live in {:.1} s:\n",
+        started.elapsed().as_secs_f64()
+    );
+    println!("| games per bot | τ by score μ−3σ, mean | τ by μ, mean | runs with τ ≥ 0.9 |");
+    println!("|---|---|---|---|");
+    for (games_per_bot, s) in sums {
+        let n = runs as f64;
+        println!(
+            "| {games_per_bot} | {:.3} | {:.3} | {:.0} % |",
+            s[0] / n,
+            s[1] / n,
+            100.0 * s[2] / n
+        );
+    }
+}
+
+/// Each player's mean (4 − place) / 3 over random 4-player tables.
+fn borda_shares(players: &[String]) -> Vec<f64> {
+    let mut rng = SmallRng::seed_from_u64(4);
+    let (mut points, mut games) = (vec![0.0; players.len()], vec![0u32; players.len()]);
+    for table in 0..TABLES {
+        let seats: Vec<usize> = rand::seq::index::sample(&mut rng, players.len(), 4).into_vec();
+        let names: Vec<&str> = seats.iter().map(|&p| players[p].as_str()).collect();
+        for (&p, place) in seats.iter().zip(play(&names, table)) {
+            points[p] += f64::from(4 - place) / 3.0;
+            games[p] += 1;
+        }
+    }
+    points
+        .iter()
+        .zip(&games)
+        .map(|(p, &g)| p / f64::from(g))
+        .collect()
+}
+
+/// One 4-seat ladder with every game played: the candidates at each checkpoint.
+fn live_ladder(players: &[String], run: u64) -> Vec<(u64, Vec<Candidate>)> {
+    let mut rng = SmallRng::seed_from_u64(run);
+    let n = players.len();
+    let mut ladder: Vec<Candidate> = (0..n as i64).map(newcomer).collect();
+    let (mut snapshots, mut seat_games) = (Vec::new(), 0u64);
+    for &checkpoint in CHECKPOINTS {
+        while seat_games < checkpoint * n as u64 {
+            let seats = pick_match_with_tail(&ladder, 4, WINDOW_TAIL, &mut rng).expect("8 robots");
+            let names: Vec<&str> = seats
+                .iter()
+                .map(|&v| players[v as usize].as_str())
+                .collect();
+            let places = play(&names, 1_000_000 + rng.random_range(0..1_000_000));
+            let before: Vec<Rating> = seats.iter().map(|&v| ladder[v as usize].rating).collect();
+            for (seat, (&v, rating)) in seats.iter().zip(rate(&before, &places)).enumerate() {
+                let c = &mut ladder[v as usize];
+                c.rating = rating;
+                c.games += 1;
+                c.last_played = Some(seat_games as i64);
+                c.first_seats += u64::from(seat == 0);
+            }
+            seat_games += 4;
+        }
+        snapshots.push((checkpoint, ladder.clone()));
+    }
+    snapshots
 }

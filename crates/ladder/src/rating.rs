@@ -221,16 +221,16 @@ mod tests {
         }
     }
 
-    fn start(version: i64, inherits: Option<i64>) -> RatingEvent {
+    fn start_event(version: i64, inherits: Option<i64>) -> RatingEvent {
         RatingEvent::Start { version, inherits }
     }
 
     #[test]
     fn recompute_equals_applying_each_game_by_hand() {
         let events = vec![
-            start(1, None),
-            start(2, None),
-            start(3, None),
+            start_event(1, None),
+            start_event(2, None),
+            start_event(3, None),
             game(&[1, 2], &[1, 2]),
             game(&[3, 2, 1], &[1, 1, 3]),
             game(&[2, 3], &[2, 1]),
@@ -252,16 +252,16 @@ mod tests {
     #[test]
     fn a_new_version_inherits_the_predecessors_mu_at_its_start_with_sigma_reset() {
         let ratings = recompute(vec![
-            start(1, None),
-            start(2, None),
+            start_event(1, None),
+            start_event(2, None),
             game(&[1, 2], &[1, 2]),
             game(&[1, 2], &[1, 2]),
-            start(3, Some(1)),
+            start_event(3, Some(1)),
             game(&[1, 2], &[2, 1]),
         ]);
         let old_at_start = recompute(vec![
-            start(1, None),
-            start(2, None),
+            start_event(1, None),
+            start_event(2, None),
             game(&[1, 2], &[1, 2]),
             game(&[1, 2], &[1, 2]),
         ])[&1];
@@ -275,11 +275,46 @@ mod tests {
 
     #[test]
     fn a_version_without_a_start_or_with_an_unknown_predecessor_starts_initial() {
-        let ratings = recompute(vec![start(5, Some(99)), game(&[5, 6], &[1, 1])]);
+        let ratings = recompute(vec![start_event(5, Some(99)), game(&[5, 6], &[1, 1])]);
         let expected = rate(&[Rating::INITIAL, Rating::INITIAL], &[1, 1]);
         assert_eq!(ratings[&5], expected[0]);
         assert_eq!(ratings[&6], expected[1]);
         assert!(!ratings.contains_key(&99));
+    }
+
+    #[test]
+    fn recompute_of_a_long_random_history_equals_the_live_updates() {
+        use rand::rngs::StdRng;
+        use rand::seq::IndexedRandom;
+        use rand::{Rng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(29);
+        let (mut live, mut events) = (BTreeMap::<i64, Rating>::new(), Vec::new());
+        let mut versions: Vec<i64> = Vec::new();
+        for step in 0..2000 {
+            if versions.len() < 4 || rng.random_range(0..20) == 0 {
+                let inherits = versions.choose(&mut rng).copied();
+                let start = inherits.map_or(Rating::INITIAL, |v| live[&v].inherited());
+                live.insert(step, start);
+                versions.push(step);
+                events.push(start_event(step, inherits));
+                continue;
+            }
+            let count = rng.random_range(2..=4);
+            let seats: Vec<i64> = versions.choose_multiple(&mut rng, count).copied().collect();
+            let places: Vec<u32> = seats.iter().map(|_| rng.random_range(1..=3)).collect();
+            let before: Vec<Rating> = seats.iter().map(|v| live[v]).collect();
+            for (v, after) in seats.iter().zip(rate(&before, &places)) {
+                live.insert(*v, after);
+            }
+            events.push(game(&seats, &places));
+        }
+        assert_eq!(recompute(events), live);
+    }
+
+    #[test]
+    fn a_rating_is_stored_as_mu_and_sigma() {
+        let json = serde_json::to_value(Rating::INITIAL).unwrap();
+        assert_eq!(json, serde_json::json!({"mu": 25.0, "sigma": 25.0 / 3.0}));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! checked here, so that no caller can store one a page or a file name would trip over.
 
 mod jobs;
+mod ladder;
+mod matches;
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +20,15 @@ use crate::tournaments::Backend;
 use crate::{StoreError, StoredProgram, now_ms};
 
 pub use jobs::{ARENA_WORK_CHANNEL, ArenaJob, ExpiredJob, JobKind, MAX_JOB_ATTEMPTS, QueuedJob};
+pub use ladder::{
+    LADDER_PACE, LADDER_PAUSED, LadderEntry, LadderView, ROBOTS_TEAM, RatingPoint, SPRT_MAX_GAMES,
+    UPLOADS_FROZEN, ladder_seats_setting,
+};
+pub use matches::{
+    ArenaMatchState, ClaimedMatch, ClaimedSeat, ExpiredMatch, MAX_MATCH_ATTEMPTS, MatchKind,
+    MatchOutcome, MatchSummary, NewArenaMatch, PlaygroundOpponent, SeatPlayer, SeatSummary, Series,
+    SeriesKind,
+};
 
 /// Connections to PostgreSQL an arena keeps: its pages are served many at once.
 const POSTGRES_CONNECTIONS: u32 = 8;
@@ -125,6 +136,10 @@ pub struct Bot {
     pub versions: i64,
     /// When it was made (Unix milliseconds).
     pub created: i64,
+    /// Whether it is one of the game's built-in robots (of the team [`ROBOTS_TEAM`]).
+    pub robot: bool,
+    /// Whether the operator took it off the ladder.
+    pub disabled: bool,
 }
 
 /// One version of a bot, as handed in and as far as it got. Its source is read apart
@@ -205,12 +220,16 @@ pub fn check_name(kind: &'static str, name: &str) -> Result<(), StoreError> {
             "{c:?} is not allowed: only letters, digits, '_', '-' and '.'"
         ));
     }
+    // A user's team has the user's name: neither may pass for the team of the robots.
+    if kind != "bot" && name.eq_ignore_ascii_case(ROBOTS_TEAM) {
+        return bad("it is reserved for the arena's built-in robots");
+    }
     Ok(())
 }
 
 const USER_COLUMNS: &str = "u.id, u.name, u.admin, u.password, u.created";
 const BOT_SELECT: &str = "SELECT b.id, b.name, b.game, t.id AS team_id, t.name AS team_name, \
-     b.active, b.pinned, b.retired, b.versions, b.created FROM arena_bots b \
+     b.active, b.pinned, b.retired, b.versions, b.created, b.robot, b.disabled FROM arena_bots b \
      JOIN arena_teams t ON t.id = b.team_id";
 pub(crate) const VERSION_COLUMNS: &str = "v.id, v.bot_id, v.number, v.state, v.language, \
      v.file_name, v.program, v.build_log, v.reason, v.uploader, v.created, v.updated";
@@ -693,8 +712,11 @@ impl ArenaStore {
     }
 
     /// Makes version `number` of bot `bot` the one that plays, whatever passes later
-    /// (pinned). Only a version that passed its check may play.
+    /// (pinned). Only a version that passed its check may play. A version that plays for
+    /// the first time gets its rating (and an SPRT series against the one it replaces).
     pub async fn set_active(&self, bot: i64, number: i64) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let before = lock_bot(&mut tx, bot).await?;
         let done = sqlx::query(
             "UPDATE arena_bots SET active = $1, pinned = 1 WHERE id = $2 AND EXISTS \
              (SELECT 1 FROM arena_versions v WHERE v.bot_id = $2 AND v.number = $1 \
@@ -702,11 +724,14 @@ impl ArenaStore {
         )
         .bind(number)
         .bind(bot)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 1 {
+            ladder::activated(&mut tx, bot, before).await?;
+            tx.commit().await?;
             return Ok(());
         }
+        tx.rollback().await?;
         match self.version(bot, number).await? {
             None => Err(StoreError::NotFound(format!(
                 "version {number} of bot {bot}"
@@ -720,22 +745,32 @@ impl ArenaStore {
 
     /// Lets bot `bot`'s newest passed version play again, as it does unless pinned.
     pub async fn unpin(&self, bot: i64) -> Result<(), StoreError> {
-        let done = sqlx::query(&format!(
+        let mut tx = self.pool.begin().await?;
+        let before = lock_bot(&mut tx, bot).await?;
+        sqlx::query(&format!(
             "UPDATE arena_bots SET pinned = 0, active = {NEWEST_PASSED} WHERE id = $1"
         ))
         .bind(bot)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
-        found(done.rows_affected(), || format!("bot {bot}"))
+        ladder::activated(&mut tx, bot, before).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Retires bot `bot` (it plays no more), or brings it back.
     pub async fn set_retired(&self, bot: i64, retired: bool) -> Result<(), StoreError> {
-        let done = sqlx::query("UPDATE arena_bots SET retired = $1 WHERE id = $2")
+        // A robot is a permanent member of its ladder: the operator disables it instead.
+        let done = sqlx::query("UPDATE arena_bots SET retired = $1 WHERE id = $2 AND robot = 0")
             .bind(i64::from(retired))
             .bind(bot)
             .execute(&self.pool)
             .await?;
+        if done.rows_affected() == 0 && self.bot_by_id(bot).await?.is_some_and(|b| b.robot) {
+            return Err(StoreError::NotAllowed(format!(
+                "bot {bot} is a robot: robots never retire (disable it instead)"
+            )));
+        }
         found(done.rows_affected(), || format!("bot {bot}"))
     }
 
@@ -758,6 +793,20 @@ impl ArenaStore {
 /// The number of bot `$1`'s newest version that passed, or NULL.
 pub(crate) const NEWEST_PASSED: &str = "(SELECT MAX(v.number) FROM arena_versions v \
      WHERE v.bot_id = $1 AND v.state = 'passed')";
+
+/// Locks bot `bot`'s row for the caller's transaction (its first statement, so that SQLite
+/// takes its write lock at once) and gives the number of its active version.
+pub(crate) async fn lock_bot(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    bot: i64,
+) -> Result<Option<i64>, StoreError> {
+    let row = sqlx::query("UPDATE arena_bots SET active = active WHERE id = $1 RETURNING active")
+        .bind(bot)
+        .fetch_optional(&mut **tx)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("bot {bot}")))?;
+    Ok(row.try_get(0)?)
+}
 
 /// Takes the next id of `table` (a row of `arena_ids`), in the caller's transaction.
 pub(crate) async fn next_id(
@@ -857,6 +906,8 @@ fn bot_row(row: &AnyRow) -> Result<Bot, StoreError> {
         retired: row.try_get::<i64, _>(7)? != 0,
         versions: row.try_get(8)?,
         created: row.try_get(9)?,
+        robot: row.try_get::<i64, _>(10)? != 0,
+        disabled: row.try_get::<i64, _>(11)? != 0,
     })
 }
 

@@ -33,8 +33,10 @@ use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use arena::{
-    ArenaJob, ArenaStore, Bot, ExpiredJob, JobKind, QueuedJob, Team, TokenInfo, User, Version,
-    VersionState,
+    ArenaJob, ArenaMatchState, ArenaStore, Bot, ClaimedMatch, ClaimedSeat, ExpiredJob,
+    ExpiredMatch, JobKind, LadderEntry, LadderView, MatchKind, MatchOutcome, MatchSummary,
+    NewArenaMatch, PlaygroundOpponent, QueuedJob, RatingPoint, SeatPlayer, SeatSummary, Series,
+    SeriesKind, Team, TokenInfo, User, Version, VersionState,
 };
 pub use database::Presence;
 pub use game_server::{GameRecord, GameServerStore, ServerMode, Totals};
@@ -162,6 +164,20 @@ pub enum StoreError {
         number: i64,
         /// Its state.
         state: VersionState,
+    },
+    /// What was asked is against the arena's rules (a robot retired, a challenge of one's own
+    /// bot, a rated match seating a version twice): the words say which rule.
+    #[error("{0}")]
+    NotAllowed(String),
+    /// A team asked for more than its quota allows (challenge games per day).
+    #[error("{what}: the quota is {limit} per day and {used} are taken in the last 24 hours")]
+    OverQuota {
+        /// What was asked.
+        what: String,
+        /// The quota.
+        limit: u64,
+        /// How much of it was taken already.
+        used: u64,
     },
     /// A file or folder next to the store, or the blocking facade's runtime.
     #[error("{what}: {source}")]

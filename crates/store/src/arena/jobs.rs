@@ -316,7 +316,8 @@ impl ArenaStore {
 
     /// Hands in a check: whether it passed, why not, and its games' replays as (label,
     /// `.jsonl.gz` bytes). A version that passed becomes its bot's active one if it is the
-    /// newest passed and the team pinned none. Taken only with the job's latest claim.
+    /// newest passed and the team pinned none (and so joins the ladder, with an SPRT series
+    /// against the version it replaces). Taken only with the job's latest claim.
     pub async fn finish_check(
         &self,
         job: &ArenaJob,
@@ -359,12 +360,14 @@ impl ArenaStore {
         .await?
         .try_get(0)?;
         if passed {
+            let before = super::lock_bot(&mut tx, bot).await?;
             sqlx::query(&format!(
                 "UPDATE arena_bots SET active = {NEWEST_PASSED} WHERE id = $1 AND pinned = 0"
             ))
             .bind(bot)
             .execute(&mut *tx)
             .await?;
+            super::ladder::activated(&mut tx, bot, before).await?;
         }
         tx.commit().await?;
         Ok(Handed::Taken)
