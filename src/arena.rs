@@ -10,16 +10,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use arbiter_arena::ladder::{LadderOptions, run_scheduler, settings_for_seats};
 use arbiter_arena::work::{WorkOptions, work};
 use arbiter_arena::{ArenaConfig, ArenaState, OfferedGame};
 use arbiter_builds::Languages;
 use arbiter_catalog::{Catalog, CatalogGame, TableSetup, Visit};
+use arbiter_ladder::{Pace, SeatMix};
 use arbiter_programs::upload::UploadLimits;
 use arbiter_store::{ArenaStore, Presence};
 use arbiter_tournament::WorkerName;
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
+use crate::arena_ops;
 use crate::out::outln;
 
 #[derive(Args)]
@@ -38,12 +41,21 @@ enum ArenaCommand {
     /// Print new invite codes, each good for one sign-up (when sign-up is not open).
     Invite(InviteArgs),
     /// Serve the arena's pages and API; prints `arena on http://ADDR` once it listens, and
-    /// serves until SIGTERM. It builds and checks what is handed in too, unless --no-work.
+    /// serves until SIGTERM. It schedules the ladder's games, and builds, checks and plays
+    /// too, unless --no-work.
     Serve(ServeArgs),
     /// Make a tournament of the top N of a game's ladder (the arena's final), stored in the
     /// arena's database for `arbiter tournament resume` or workers to play; prints
     /// `tournament N`.
     Final(crate::arena_final::FinalArgs),
+    /// The built-in robots on the ladder: enroll one, list them.
+    Robot(arena_ops::RobotArgs),
+    /// Pause or resume the ladder's scheduling.
+    Ladder(arena_ops::LadderArgs),
+    /// Freeze or open uploads of new versions.
+    Uploads(arena_ops::UploadsArgs),
+    /// Disable or enable a bot: off the ladder, or back on it.
+    Bot(arena_ops::BotArgs),
 }
 
 #[derive(Args)]
@@ -79,7 +91,52 @@ struct ServeArgs {
     #[command(flatten)]
     limits: LimitArgs,
     #[command(flatten)]
+    ladder: LadderFlags,
+    #[command(flatten)]
     work: WorkArgs,
+}
+
+/// How the ladder is played. The pace and the seat mixes are written to the store when given,
+/// so that every server and worker on the store agrees on them; a flag not given leaves the
+/// store's choice as it is (a second server started without them changes nothing).
+#[derive(Args)]
+struct LadderFlags {
+    /// Ladder games per active version per hour, spread evenly, or `unlimited`: as fast as
+    /// the workers play them. Without it, the store's pace holds (at first 20).
+    #[arg(long, value_name = "unlimited|N")]
+    ladder_pace: Option<Pace>,
+    /// A game's seat counts on the ladder and their weights: quoridor=2:3,4:1 plays three
+    /// 2-player games for each 4-player one. Once per game; each count must be one the game
+    /// offers. Without it, the game's default seat count.
+    #[arg(long = "ladder-seats", value_name = "GAME=MIX")]
+    ladder_seats: Vec<GameSeats>,
+    /// Matches this process plays at once (the ladder's, challenges, the playground, SPRT
+    /// series), 1 to 64.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    match_jobs: u64,
+}
+
+/// `--ladder-seats GAME=MIX`: a game and the seat mix of its ladder games.
+#[derive(Clone, Debug)]
+struct GameSeats {
+    game: String,
+    mix: SeatMix,
+}
+
+impl std::str::FromStr for GameSeats {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<GameSeats, String> {
+        let Some((game, mix)) = text.split_once('=') else {
+            return Err(format!("{text:?} is not GAME=MIX (e.g. quoridor=2:3,4:1)"));
+        };
+        let mix = mix.parse().map_err(|e| format!("{mix:?}: {e}"))?;
+        Ok(GameSeats {
+            game: game.trim().to_owned(),
+            mix,
+        })
+    }
 }
 
 /// What one upload may be.
@@ -143,10 +200,10 @@ enum UserCommand {
 
 /// The arena's store.
 #[derive(Args)]
-struct DbArg {
+pub(crate) struct DbArg {
     /// The store: a SQLite file, or a postgres:// URL (the arena on many machines).
     #[arg(long)]
-    db: String,
+    pub(crate) db: String,
 }
 
 #[derive(Args)]
@@ -189,6 +246,10 @@ pub fn run<C: Catalog>(args: ArenaArgs) -> Result<()> {
         ArenaCommand::Invite(args) => invite(args),
         ArenaCommand::Serve(args) => serve::<C>(args),
         ArenaCommand::Final(args) => crate::arena_final::run::<C>(args),
+        ArenaCommand::Robot(args) => arena_ops::robot::<C>(args),
+        ArenaCommand::Ladder(args) => arena_ops::ladder(args),
+        ArenaCommand::Uploads(args) => arena_ops::uploads(args),
+        ArenaCommand::Bot(args) => arena_ops::bot(args),
     }
 }
 
@@ -200,7 +261,7 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the runtime")
 }
 
-async fn open(db: &str, presence: Presence) -> Result<ArenaStore> {
+pub(crate) async fn open(db: &str, presence: Presence) -> Result<ArenaStore> {
     ArenaStore::open(db, presence)
         .await
         .with_context(|| format!("opening the arena's store {db}"))
@@ -271,6 +332,7 @@ fn invite(args: InviteArgs) -> Result<()> {
 
 fn serve<C: Catalog>(args: ServeArgs) -> Result<()> {
     let games = offered_games::<C>(&args.games, args.games_file.as_deref())?;
+    check_seat_mixes(&games, &args.ladder.ladder_seats)?;
     let languages = languages(args.work.languages.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -279,11 +341,15 @@ fn serve<C: Catalog>(args: ServeArgs) -> Result<()> {
     runtime.block_on(async {
         let db = &args.db.db;
         let store = open(db, Presence::MayCreate).await?;
+        write_ladder_settings(&store, &args.ladder).await?;
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let addr = listener.local_addr()?;
         let mut options = work_options(&args.work, languages.clone(), &games);
+        options.match_jobs = args.ladder.match_jobs as usize;
+        let mut ladder = LadderOptions::new(games.clone());
+        ladder.work = (!args.no_work).then(|| options.wake.clone());
         let limits = &args.limits;
         let config = ArenaConfig {
             games,
@@ -305,19 +371,77 @@ fn serve<C: Catalog>(args: ServeArgs) -> Result<()> {
         let state = ArenaState::open(store.clone(), db, config).await?;
         outln!("arena on http://{addr}").and_then(|()| crate::out::Stdout.flush())?;
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let worker = (!args.no_work).then(|| {
-            let mut stopped = stopped.clone();
-            tokio::spawn(work(store, options, async move {
-                let _ = stopped.wait_for(|stop| *stop).await;
-            }))
-        });
+        let worker = (!args.no_work).then_some(options);
+        let tasks = spawn_background(store, worker, ladder, &stopped);
         arbiter_arena::serve(listener, state, terminated()).await?;
         let _ = stop.send(true);
-        if let Some(worker) = worker {
-            worker.await.context("the arena's worker")?;
+        for (what, task) in tasks {
+            task.await.context(what)?;
         }
         Ok(())
     })
+}
+
+/// The server's work beside its pages: the ladder's scheduler, always (it only queues; with
+/// --no-work other processes play), and the worker, unless --no-work. Each ends once `stopped`
+/// turns true.
+fn spawn_background(
+    store: ArenaStore,
+    worker: Option<WorkOptions>,
+    ladder: LadderOptions,
+    stopped: &tokio::sync::watch::Receiver<bool>,
+) -> Vec<(&'static str, tokio::task::JoinHandle<()>)> {
+    let until_stopped = || {
+        let mut stopped = stopped.clone();
+        async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        }
+    };
+    let scheduler = run_scheduler(store.clone(), ladder, until_stopped());
+    let mut tasks = vec![("the ladder's scheduler", tokio::spawn(scheduler))];
+    if let Some(options) = worker {
+        let worker = work(store, options, until_stopped());
+        tasks.push(("the arena's worker", tokio::spawn(worker)));
+    }
+    tasks
+}
+
+/// Checks each `--ladder-seats`: a game the arena offers, named once, whose every seat count
+/// the game can be played with, as the scheduler will make its settings.
+fn check_seat_mixes(games: &[OfferedGame], mixes: &[GameSeats]) -> Result<()> {
+    for (i, GameSeats { game, mix }) in mixes.iter().enumerate() {
+        if mixes[..i].iter().any(|m| &m.game == game) {
+            bail!("--ladder-seats names {game} twice: give all its seat counts in one MIX");
+        }
+        let Some(offered) = games.iter().find(|g| &g.name == game) else {
+            let names: Vec<&str> = games.iter().map(|g| g.name.as_str()).collect();
+            bail!(
+                "--ladder-seats {game}={mix}: the arena does not offer {game} (it offers {})",
+                names.join(", ")
+            );
+        };
+        for seats in mix.seats() {
+            if let Err(why) = settings_for_seats(game, &offered.settings, seats) {
+                bail!("--ladder-seats {game}={mix}: {why}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the ladder's flags that were given to the store's settings, where the scheduler of
+/// every server reads them.
+async fn write_ladder_settings(store: &ArenaStore, ladder: &LadderFlags) -> Result<()> {
+    use arbiter_store::arena::{LADDER_PACE, ladder_seats_setting};
+    if let Some(pace) = &ladder.ladder_pace {
+        store.set_setting(LADDER_PACE, &pace.to_string()).await?;
+    }
+    for GameSeats { game, mix } in &ladder.ladder_seats {
+        store
+            .set_setting(&ladder_seats_setting(game), &mix.to_string())
+            .await?;
+    }
+    Ok(())
 }
 
 /// Completes on SIGTERM or SIGINT: the service manager, or Ctrl-C.

@@ -7,6 +7,7 @@
 
 mod arena;
 mod arena_final;
+mod arena_ops;
 mod bench;
 mod bot;
 mod cli;

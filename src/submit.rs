@@ -37,10 +37,15 @@ pub struct SubmitArgs {
     /// The team a new bot belongs to (default: your own team).
     #[arg(long)]
     team: Option<String>,
-    /// Print the outcome as one JSON object {"bot", "version", "state", "reason"} on stdout.
+    /// Print the outcome as one JSON object {"bot", "version", "state", "reason", "sprt"} on
+    /// stdout; "sprt" is the series against the bot's previous version, or null.
     #[arg(long)]
     json: bool,
-    /// Give up waiting after this many seconds (exit status 2).
+    /// Once the version is active, wait until its SPRT series against the bot's previous
+    /// version has decided (or run out of games), and tell its result.
+    #[arg(long)]
+    wait_sprt: bool,
+    /// Give up waiting after this many seconds (exit status 2), --wait-sprt included.
     #[arg(long, default_value_t = 1800)]
     wait: u64,
     /// One source file (its extension says its language), a .zip or .tar.gz of a player
@@ -97,15 +102,23 @@ fn submit(args: &SubmitArgs) -> Result<Outcome> {
         .as_str()
         .map_or_else(|| format!("{path}/{number}"), str::to_owned);
     errln!("{} version {number} handed in ({file_name})", args.bot);
-    let version = wait(&api, &url, args, number)?;
+    let deadline = Instant::now() + Duration::from_secs(args.wait);
+    let mut version = wait(&api, &url, args, number, deadline)?;
+    if args.wait_sprt && version["state"] == "active" {
+        let bot = format!(
+            "/api/arena/bots/{}/{}/events",
+            segment(&args.game),
+            segment(&args.bot)
+        );
+        version = wait_sprt(&api, &bot, args, number, deadline)?;
+    }
     report(args, number, &version)
 }
 
 /// Follows the version until its build and check are over, telling each new state on stderr.
 /// The version's event stream tells each change as it happens; a stream cut short (a proxy's
 /// time limit, the client's own) is opened again.
-fn wait(api: &Api, url: &str, args: &SubmitArgs, number: i64) -> Result<Value> {
-    let deadline = Instant::now() + Duration::from_secs(args.wait);
+fn wait(api: &Api, url: &str, args: &SubmitArgs, number: i64, deadline: Instant) -> Result<Value> {
     let mut told = String::new();
     loop {
         let settled = api.follow(&format!("{url}/events"), deadline, &mut |version| {
@@ -127,6 +140,81 @@ fn wait(api: &Api, url: &str, args: &SubmitArgs, number: i64) -> Result<Value> {
             );
         }
         std::thread::sleep(REOPEN_PAUSE);
+    }
+}
+
+/// Follows the bot (its event stream tells each change of it and of its versions) until the
+/// SPRT series of version `number` has ended, telling its progress on stderr; the version then.
+/// A version with no series and no earlier version that passed has nothing to wait for: no
+/// previous version, no series.
+fn wait_sprt(
+    api: &Api,
+    bot_events: &str,
+    args: &SubmitArgs,
+    number: i64,
+    deadline: Instant,
+) -> Result<Value> {
+    let mut told = Value::Null;
+    loop {
+        let settled = api.follow(bot_events, deadline, &mut |bot| {
+            let Some(version) = version_of(bot, number) else {
+                return false;
+            };
+            let sprt = &version["sprt"];
+            if sprt.is_object() && sprt["games"] != told["games"] {
+                errln!("{} version {number}: {}", args.bot, series_line(sprt));
+                told = sprt.clone();
+            }
+            match sprt["result"].as_str() {
+                Some(result) => result != "running",
+                None => !has_earlier_passed(bot, number),
+            }
+        })?;
+        if let Some(bot) = settled {
+            return version_of(&bot, number)
+                .cloned()
+                .ok_or_else(|| anyhow!("the arena's bot holds no version {number}"));
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "gave up waiting after {} s: the SPRT series of version {number} has not ended",
+                args.wait
+            );
+        }
+        std::thread::sleep(REOPEN_PAUSE);
+    }
+}
+
+/// Version `number` in a bot's JSON.
+fn version_of(bot: &Value, number: i64) -> Option<&Value> {
+    bot["versions"]
+        .as_array()?
+        .iter()
+        .find(|v| v["number"].as_i64() == Some(number))
+}
+
+/// Whether the bot has a version before `number` that passed its check: one its series may be
+/// played against.
+fn has_earlier_passed(bot: &Value, number: i64) -> bool {
+    bot["versions"].as_array().is_some_and(|versions| {
+        versions
+            .iter()
+            .any(|v| v["number"].as_i64().is_some_and(|n| n < number) && v["stage"] == "passed")
+    })
+}
+
+/// A series as one line: the arena's own sentence ("v7 against v6: +34 ± 12 Elo, stronger (H1
+/// accepted after 212 games)"), else its figures.
+fn series_line(sprt: &Value) -> String {
+    match sprt["sentence"].as_str() {
+        Some(sentence) => shown(sentence).into_owned(),
+        None => format!(
+            "SPRT series {}: {:+.1} ± {:.1} Elo after {} games",
+            shown(sprt["result"].as_str().unwrap_or("?")),
+            sprt["elo"].as_f64().unwrap_or(f64::NAN),
+            sprt["elo_error95"].as_f64().unwrap_or(f64::NAN),
+            sprt["games"].as_u64().unwrap_or(0)
+        ),
     }
 }
 
@@ -159,8 +247,10 @@ fn report(args: &SubmitArgs, number: i64, version: &Value) -> Result<Outcome> {
         );
     }
     if args.json {
+        // `sprt` as the arena tells it: null when there is no series (yet).
+        let sprt = version.get("sprt").cloned().unwrap_or(Value::Null);
         let object = json!({ "bot": args.bot, "version": number, "state": state,
-            "reason": reason });
+            "reason": reason, "sprt": sprt });
         outln!("{object}")?;
     }
     Ok(outcome)

@@ -1,7 +1,8 @@
 //! `arbiter worker`: claims matches of any open tournament of a store and plays them, on this
 //! machine, beside any number of other workers on this one or others (docs/organisers.md,
 //! "Many machines"). It also builds and checks the versions handed in to an arena on the same
-//! store (`arbiter arena serve --no-work`), unless `--no-arena`.
+//! store (`arbiter arena serve --no-work`) and plays the arena's matches (its ladder,
+//! challenges, playground and SPRT series), unless `--no-arena`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,7 +27,8 @@ pub struct WorkerArgs {
     /// this machine).
     #[arg(long)]
     db: String,
-    /// Matches played at once, 1 to 1024 (default: the number of cores).
+    /// Matches played at once, 1 to 1024 (default: the number of cores): tournaments' and,
+    /// as many again, the arena's.
     #[arg(long, value_parser = crate::cli::jobs())]
     jobs: Option<usize>,
     /// Exit (status 0) once no open tournament has a match queued or running, instead of
@@ -39,7 +41,7 @@ pub struct WorkerArgs {
     name: Option<String>,
     #[command(flatten)]
     lease: LeaseArg,
-    /// Build and check no arena versions: play matches only.
+    /// Build, check and play nothing of an arena: play tournaments' matches only.
     #[arg(long)]
     no_arena: bool,
     /// The arena's games file (`arbiter arena serve --games-file`): the settings its checks
@@ -77,7 +79,7 @@ pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
     let arena = if args.no_arena {
         None
     } else {
-        Some(ArenaWorker::start::<C>(&args)?)
+        Some(ArenaWorker::start::<C>(&args, jobs)?)
     };
     let arenas = |t: &Tournament| -> Result<Arc<dyn Arena>, TournamentError> {
         crate::visit::<C, _>(&t.game, StoredArena(t))
@@ -104,18 +106,21 @@ pub fn run<C: Catalog>(args: WorkerArgs) -> Result<()> {
     Ok(())
 }
 
-/// The arena's builds and checks, worked on by a thread of their own beside the matches.
+/// The arena's builds, checks and matches, worked on by a thread of their own beside the
+/// tournaments' matches.
 struct ArenaWorker {
     stop: tokio::sync::watch::Sender<bool>,
     thread: std::thread::JoinHandle<()>,
 }
 
 impl ArenaWorker {
-    fn start<C: Catalog>(args: &WorkerArgs) -> Result<ArenaWorker> {
+    /// Starts it, playing up to `match_jobs` of the arena's matches at once.
+    fn start<C: Catalog>(args: &WorkerArgs, match_jobs: usize) -> Result<ArenaWorker> {
         // Every game of the catalog: a worker builds for whatever the arena offers.
         let games = crate::arena::offered_games::<C>(&[], args.games_file.as_deref())?;
         let languages = crate::arena::languages(args.arena.languages.as_deref())?;
         let mut options = crate::arena::work_options(&args.arena, languages, &games);
+        options.match_jobs = match_jobs;
         if let Some(name) = &args.name {
             options.worker = format!("{name}/arena");
         }

@@ -240,3 +240,249 @@ fn submit_without_its_flags_is_a_usage_error() {
     let output = arbiter().args(["submit", "--bot", "x"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// The arena's store, read by the test beside the server that writes it.
+struct Store {
+    runtime: tokio::runtime::Runtime,
+    store: arbiter_store::ArenaStore,
+}
+
+/// How long a test waits for something before it says what it waited for: a guard against a
+/// hang, never a measure of speed.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(180);
+
+impl Store {
+    fn open(db: &Path) -> Store {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let target = db.display().to_string();
+        let store = runtime
+            .block_on(arbiter_store::ArenaStore::open(
+                &target,
+                arbiter_store::Presence::MustExist,
+            ))
+            .unwrap();
+        Store { runtime, store }
+    }
+
+    fn matches(&self) -> Vec<arbiter_store::MatchSummary> {
+        self.runtime
+            .block_on(self.store.matches_of_game("quoridor", None, 100_000))
+            .unwrap()
+    }
+
+    /// Waits until `holds` of the matches of Quoridor; returns them then.
+    fn wait_for(
+        &self,
+        what: &str,
+        holds: impl Fn(&[arbiter_store::MatchSummary]) -> bool,
+    ) -> Vec<arbiter_store::MatchSummary> {
+        let deadline = std::time::Instant::now() + PATIENCE;
+        loop {
+            let matches = self.matches();
+            if holds(&matches) {
+                return matches;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "waited {PATIENCE:?} for {what}: {matches:#?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    fn bot(&self, name: &str) -> arbiter_store::Bot {
+        self.runtime
+            .block_on(self.store.bot("quoridor", name))
+            .unwrap()
+            .unwrap_or_else(|| panic!("no bot {name}"))
+    }
+
+    /// The bots of the versions the scheduler may pick now.
+    fn ladder_bots(&self) -> Vec<i64> {
+        let candidates = self
+            .runtime
+            .block_on(self.store.ladder_candidates("quoridor"))
+            .unwrap();
+        candidates.iter().map(|c| c.bot).collect()
+    }
+}
+
+/// The last match id of `kind`, 0 before any.
+fn last_of(matches: &[arbiter_store::MatchSummary], kind: arbiter_store::MatchKind) -> i64 {
+    matches
+        .iter()
+        .filter(|m| m.kind == kind)
+        .map(|m| m.id)
+        .max()
+        .unwrap_or(0)
+}
+
+fn done_of(matches: &[arbiter_store::MatchSummary], kind: arbiter_store::MatchKind) -> usize {
+    matches
+        .iter()
+        .filter(|m| m.kind == kind && m.state == arbiter_store::ArenaMatchState::Finished)
+        .count()
+}
+
+#[test]
+fn operators_enroll_robots_with_clear_refusals() {
+    let dir = temp_dir("arena-cli-robots");
+    let db = dir.join("arena.db");
+    for robot in ["random", "blocker", "strong/nodes=200"] {
+        let added = arena_command(&db, &["robot", "add", "quoridor", robot], "");
+        assert!(added.status.success(), "{}", text(&added.stderr));
+        assert_eq!(
+            text(&added.stdout).trim(),
+            format!("robot {robot} enrolled in the quoridor ladder")
+        );
+    }
+    let refusals = [
+        (
+            &["robot", "add", "quoridor", "strongest"][..],
+            "quoridor has no robot \"strongest\": its robots are random, runner",
+        ),
+        (
+            &["robot", "add", "quoridor", "strong/nodes=0"],
+            "has no robot \"strong/nodes=0\"",
+        ),
+        (
+            &["robot", "add", "chess", "random"],
+            "does not know the game \"chess\"",
+        ),
+        (&["robot", "add", "quoridor", "random"], "random"),
+        (
+            &["bot", "disable", "quoridor", "nobody"],
+            "has no bot \"nobody\"",
+        ),
+    ];
+    for (args, said) in refusals {
+        let refused = arena_command(&db, args, "");
+        assert_eq!(
+            refused.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            text(&refused.stderr)
+        );
+        assert!(
+            text(&refused.stderr).contains(said),
+            "{args:?}: {}",
+            text(&refused.stderr)
+        );
+    }
+    let listed = arena_command(&db, &["robot", "list"], "");
+    assert_eq!(
+        text(&listed.stdout),
+        "quoridor\tblocker\nquoridor\trandom\nquoridor\tstrong/nodes=200\n"
+    );
+    let missing = arena_command(&dir.join("none.db"), &["ladder", "pause"], "");
+    assert_eq!(
+        missing.status.code(),
+        Some(1),
+        "a store that is not there is a typo"
+    );
+    let bad_seats = arbiter()
+        .args([
+            "arena",
+            "serve",
+            "--game",
+            "quoridor",
+            "--ladder-seats",
+            "quoridor=2:1,3:1",
+        ])
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(bad_seats.status.code(), Some(1));
+    assert!(
+        text(&bad_seats.stderr).contains("quoridor cannot seat 3 players"),
+        "{}",
+        text(&bad_seats.stderr)
+    );
+    let bad_pace = arbiter()
+        .args(["arena", "serve", "--ladder-pace", "fast", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(
+        bad_pace.status.code(),
+        Some(2),
+        "{}",
+        text(&bad_pace.stderr)
+    );
+}
+
+#[test]
+fn the_ladder_pauses_uploads_freeze_and_bots_are_disabled_by_the_operator() {
+    use arbiter_store::MatchKind;
+    let dir = temp_dir("arena-cli-ops");
+    let db = dir.join("arena.db");
+    let token = ann_with_token(&db);
+    for robot in ["random", "runner", "blocker"] {
+        let added = arena_command(&db, &["robot", "add", "quoridor", robot], "");
+        assert!(added.status.success(), "{}", text(&added.stderr));
+    }
+    let arena = Arena::with_flags(&db, &["--ladder-pace", "unlimited", "--match-jobs", "2"]);
+    let store = Store::open(&db);
+    store.wait_for("three ladder games", |ms| {
+        done_of(ms, MatchKind::Ladder) >= 3
+    });
+
+    // Paused, the ladder schedules nothing more, while an SPRT series, scheduled by the very
+    // same loop, still is: the proof that the scheduler ran while paused.
+    let paused = arena_command(&db, &["ladder", "pause"], "");
+    assert_eq!(text(&paused.stdout).trim(), "ladder paused");
+    let last_ladder = last_of(&store.matches(), MatchKind::Ladder);
+    let python = root().join("examples/quoridor/starter.py");
+    for version in [1, 2] {
+        let passed = submit(&arena.url, Some(&token), "walker", &python);
+        assert_eq!(passed.status.code(), Some(0), "{}", text(&passed.stderr));
+        assert_eq!(outcome(&passed)["version"], version);
+    }
+    let matches = store.wait_for("an SPRT game while the ladder is paused", |ms| {
+        done_of(ms, MatchKind::Sprt) >= 1
+    });
+    assert_eq!(
+        last_of(&matches, MatchKind::Ladder),
+        last_ladder,
+        "no ladder game after the pause"
+    );
+    let resumed = arena_command(&db, &["ladder", "resume"], "");
+    assert_eq!(text(&resumed.stdout).trim(), "ladder resumed");
+    store.wait_for("a ladder game after the resume", |ms| {
+        last_of(ms, MatchKind::Ladder) > last_ladder
+    });
+
+    let frozen = arena_command(&db, &["uploads", "freeze"], "");
+    assert_eq!(text(&frozen.stdout).trim(), "uploads frozen");
+    let refused = submit(&arena.url, Some(&token), "walker", &python);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains("423"),
+        "{}",
+        text(&refused.stderr)
+    );
+    arena_command(&db, &["uploads", "open"], "");
+    let again = submit(&arena.url, Some(&token), "walker", &python);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+
+    let blocker = store.bot("blocker");
+    assert!(store.ladder_bots().contains(&blocker.id));
+    let disabled = arena_command(&db, &["bot", "disable", "quoridor", "blocker"], "");
+    assert_eq!(
+        text(&disabled.stdout).trim(),
+        "quoridor bot blocker disabled"
+    );
+    assert!(store.bot("blocker").disabled);
+    assert!(!store.ladder_bots().contains(&blocker.id), "off the ladder");
+    arena_command(&db, &["bot", "enable", "quoridor", "blocker"], "");
+    assert!(!store.bot("blocker").disabled);
+    assert!(
+        store.ladder_bots().contains(&blocker.id),
+        "back on the ladder"
+    );
+    assert!(arena.stop());
+}
