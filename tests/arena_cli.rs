@@ -209,8 +209,7 @@ impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-        let builds = std::env::temp_dir().join(format!("arbiter-builds-{}", self.0.id()));
-        let _ = std::fs::remove_dir(builds);
+        common::remove_temporary_files_of(self.0.id());
     }
 }
 

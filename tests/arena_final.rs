@@ -54,8 +54,7 @@ impl Drop for Arena {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let builds = std::env::temp_dir().join(format!("arbiter-builds-{}", self.child.id()));
-        let _ = std::fs::remove_dir(builds);
+        common::remove_temporary_files_of(self.child.id());
     }
 }
 

@@ -38,8 +38,7 @@ impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-        let builds = std::env::temp_dir().join(format!("arbiter-builds-{}", self.0.id()));
-        let _ = std::fs::remove_dir_all(builds);
+        common::remove_temporary_files_of(self.0.id());
     }
 }
 
@@ -140,13 +139,15 @@ fn a_worker_killed_mid_game_loses_no_ladder_game_and_applies_no_rating_twice() {
     let store = Store::open(&url);
     let mut workers: Vec<Process> = (1..=3).map(|w| worker(&url, &format!("w{w}"))).collect();
 
+    // A worker holds the arena's matches under its name and `/arena`.
+    let killed = Some("w1/arena");
     let held = store.wait_for("a game running on w1", |ms| {
         ms.iter()
-            .any(|m| m.state == Running && m.worker.as_deref() == Some("w1"))
+            .any(|m| m.state == Running && m.worker.as_deref() == killed)
     });
     let lost = held
         .iter()
-        .find(|m| m.state == Running && m.worker.as_deref() == Some("w1"))
+        .find(|m| m.state == Running && m.worker.as_deref() == killed)
         .unwrap()
         .id;
     drop(workers.remove(0)); // SIGKILL: it hands nothing back, as a machine that dies.
@@ -155,7 +156,7 @@ fn a_worker_killed_mid_game_loses_no_ladder_game_and_applies_no_rating_twice() {
     // paused and the queue drains.
     store.wait_for("w1's game played again by another worker", |ms| {
         ms.iter()
-            .any(|m| m.id == lost && m.state == Finished && m.worker.as_deref() != Some("w1"))
+            .any(|m| m.id == lost && m.state == Finished && m.worker.as_deref() != killed)
     });
     run(arbiter().args(["arena", "ladder", "pause", "--db", &url]));
     let matches = store.wait_for("the queue to drain", |ms| {

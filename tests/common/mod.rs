@@ -104,3 +104,34 @@ pub fn failure(command: &mut Command) -> String {
     assert!(!output.status.success(), "{command:?} succeeded");
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// Removes what an `arbiter` process killed by a test leaves in the temporary folder, which
+/// the next Arbiter on the machine would sweep: its folder of builds, its matches' replays and
+/// its bots' scratch folders (`arbiter-jails-UID/PID-K`, the shared folder too once empty).
+pub fn remove_temporary_files_of(pid: u32) {
+    let temp = std::env::temp_dir();
+    let _ = std::fs::remove_dir_all(temp.join(format!("arbiter-builds-{pid}")));
+    remove_entries_starting(&temp, &format!("arbiter-match-{pid}-"));
+    for entry in std::fs::read_dir(&temp).into_iter().flatten().flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with("arbiter-jails-")
+        {
+            remove_entries_starting(&entry.path(), &format!("{pid}-"));
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+fn remove_entries_starting(folder: &Path, start: &str) {
+    for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(start) {
+            let path = entry.path();
+            let _ = match path.is_dir() {
+                true => std::fs::remove_dir_all(&path),
+                false => std::fs::remove_file(&path),
+            };
+        }
+    }
+}

@@ -120,16 +120,17 @@ impl Scheduler {
         }
     }
 
-    /// One round over every game: nothing while the ladder is paused.
+    /// One round over every game. A paused ladder queues no ladder game, but the series
+    /// (SPRT, challenges) go on: a team waiting for its answer is not the ladder's business.
     pub async fn round(&mut self, store: &ArenaStore) -> Result<Round, StoreError> {
         let mut round = Round::default();
-        if store.ladder_paused().await? {
-            return Ok(round);
-        }
+        let paused = store.ladder_paused().await?;
         let pace = self.pace(store).await?;
         for game in self.options.games.clone() {
-            let mix = self.mix(store, &game).await?;
-            round.ladder += self.ladder(store, &game, pace, &mix).await?;
+            if !paused {
+                let mix = self.mix(store, &game).await?;
+                round.ladder += self.ladder(store, &game, pace, &mix).await?;
+            }
             round.series += self.series(store, &game).await?;
         }
         if round != Round::default()

@@ -23,8 +23,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use arbiter_builds::{
-    BuildError, BuildLimits, Built, Languages, MatchSeat, SandboxPolicy, Source, build_until,
-    cached_program, check, install_program, play_match, programs_cache, remove_built, showing,
+    BuildError, BuildLimits, Built, Languages, MATCH_REPLAY_PREFIX, MatchSeat, SandboxPolicy,
+    Source, build_until, cached_program, check, install_program, play_match, programs_cache,
+    remove_built, showing,
 };
 use arbiter_store::{
     ArenaJob, ArenaStore, ClaimedMatch, ClaimedSeat, Handed, JobKind, MatchOutcome, SeatPlayer,
@@ -92,26 +93,36 @@ impl WorkOptions {
 /// process id follows.
 const BUILDS_PREFIX: &str = "arbiter-builds-";
 
-/// Removes the folders of builds of workers that are gone (killed before they could remove
-/// theirs), in the folder that holds `work`: a folder whose process id no running process has.
+/// Removes what workers that are gone (killed before they could clean up) left in the folder
+/// that holds `work`: their folders of builds and their matches' replays, named after a
+/// process id no running process has.
 fn sweep_folders_of_gone_workers(work: &Path) {
     let Some(parent) = work.parent() else { return };
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(BUILDS_PREFIX))
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
+        let Some(pid) = entry.file_name().to_str().and_then(left_by) else {
             continue;
         };
         if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = arbiter_folder::remove_tree(&entry.path());
+            let path = entry.path();
+            let _ = match path.is_dir() {
+                true => arbiter_folder::remove_tree(&path),
+                false => std::fs::remove_file(&path),
+            };
         }
     }
+}
+
+/// The process that left `name` in the temporary folder: `arbiter-builds-PID` (its folder of
+/// builds) or `arbiter-match-PID-N.jsonl.gz` (a match's replay).
+fn left_by(name: &str) -> Option<u32> {
+    let pid = match name.strip_prefix(BUILDS_PREFIX) {
+        Some(pid) => pid,
+        None => name.strip_prefix(MATCH_REPLAY_PREFIX)?.split('-').next()?,
+    };
+    pid.parse().ok()
 }
 
 /// How long a stopping worker waits for its jobs: a build is killed at once, a check ends
@@ -437,36 +448,30 @@ async fn run_check(
 }
 
 /// Plays match `m` and hands in its result; hands it back when this worker could not play it.
-fn run_match(
-    store: ArenaStore,
-    options: Arc<WorkOptions>,
-    m: ClaimedMatch,
-) -> impl Future<Output = ()> + Send + 'static {
-    async move {
-        let handed = match play_claimed(&store, &options, &m).await {
-            Ok(handed) => handed,
-            Err(error) => {
-                warn(&format!(
-                    "match {} ({}): {error}; handed back to the queue",
-                    m.id,
-                    m.kind.as_str()
-                ));
-                match store.fail_match(&m, &error.to_string()).await {
-                    Ok(handed) => handed,
-                    Err(error) => {
-                        warn(&format!("handing match {} back: {error}", m.id));
-                        return;
-                    }
+async fn run_match(store: ArenaStore, options: Arc<WorkOptions>, m: ClaimedMatch) {
+    let handed = match play_claimed(&store, &options, &m).await {
+        Ok(handed) => handed,
+        Err(error) => {
+            warn(&format!(
+                "match {} ({}): {error}; handed back to the queue",
+                m.id,
+                m.kind.as_str()
+            ));
+            match store.fail_match(&m, &error.to_string()).await {
+                Ok(handed) => handed,
+                Err(error) => {
+                    warn(&format!("handing match {} back: {error}", m.id));
+                    return;
                 }
             }
-        };
-        if handed == Handed::Refused {
-            warn(&format!(
-                "match {}: another worker holds it now (this worker's lease ran out); its \
-                 result here is dropped",
-                m.id
-            ));
         }
+    };
+    if handed == Handed::Refused {
+        warn(&format!(
+            "match {}: another worker holds it now (this worker's lease ran out); its \
+             result here is dropped",
+            m.id
+        ));
     }
 }
 
@@ -584,7 +589,7 @@ mod tests {
     }
 
     #[test]
-    fn a_folder_of_builds_left_by_a_killed_worker_is_swept_at_the_next_start() {
+    fn what_a_killed_worker_left_is_swept_at_the_next_start() {
         let dir = scratch("sweep");
         // No process has an id above the kernel's largest (at most 2^22).
         let gone = dir.join(format!("{BUILDS_PREFIX}4000000000"));
@@ -594,9 +599,18 @@ mod tests {
         for folder in [&gone, &alive, &own, &other] {
             std::fs::create_dir_all(folder.join("build-1")).unwrap();
         }
+        let replay = |pid: &str| dir.join(format!("{MATCH_REPLAY_PREFIX}{pid}-3.jsonl.gz"));
+        let (gone_replay, alive_replay) = (replay("4000000000"), replay("1"));
+        for file in [&gone_replay, &alive_replay] {
+            std::fs::write(file, b"").unwrap();
+        }
         sweep_folders_of_gone_workers(&own);
         assert!(!gone.exists(), "the folder of a gone worker is removed");
-        for kept in [&alive, &own, &other] {
+        assert!(
+            !gone_replay.exists(),
+            "the replay of a gone worker is removed"
+        );
+        for kept in [&alive, &own, &other, &alive_replay] {
             assert!(kept.exists(), "{} is kept", kept.display());
         }
     }

@@ -61,7 +61,9 @@ pub use check::{
     CHECK_SLACK, CHECK_STARTUP, CheckOutcome, CheckReplay, check, check_in, check_robot,
 };
 pub use languages::{Language, Languages};
-pub use play::{MatchSeat, PlayedMatch, places_with_faults, play_match, play_match_in};
+pub use play::{
+    MATCH_REPLAY_PREFIX, MatchSeat, PlayedMatch, places_with_faults, play_match, play_match_in,
+};
 pub use upload::UploadLimits;
 
 pub use arbiter_sandbox::{SandboxConfig, SandboxPolicy};

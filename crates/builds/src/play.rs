@@ -339,6 +339,10 @@ fn first_error(replay: &Path, seat: usize) -> Result<Option<(u32, String, String
     Ok(None)
 }
 
+/// The start of the name of a match's replay in the system's temporary folder, followed by
+/// the process id, `-` and a number: a worker sweeps those of processes that are gone.
+pub const MATCH_REPLAY_PREFIX: &str = "arbiter-match-";
+
 /// A temporary file for one match's replay, removed when dropped.
 pub(crate) struct ReplayFile(pub(crate) PathBuf);
 
@@ -346,7 +350,7 @@ impl ReplayFile {
     pub(crate) fn new() -> ReplayFile {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let name = format!("arbiter-match-{}-{n}.jsonl.gz", std::process::id());
+        let name = format!("{MATCH_REPLAY_PREFIX}{}-{n}.jsonl.gz", std::process::id());
         ReplayFile(std::env::temp_dir().join(name))
     }
 }

@@ -1207,10 +1207,10 @@ async fn count_series_game(
         .fetch_one(&mut **tx)
         .await?;
     let mut state = series_row(&row)?;
-    if let Some(pair) = pair {
-        if let Some((first, second)) = pair_points(tx, series, pair, a, b).await? {
-            state.counts.add_pair(first, second);
-        }
+    if let Some(pair) = pair
+        && let Some((first, second)) = pair_points(tx, series, pair, a, b).await?
+    {
+        state.counts.add_pair(first, second);
     }
     let result = match state.kind {
         SeriesKind::Sprt => state
