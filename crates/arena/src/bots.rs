@@ -257,6 +257,11 @@ pub async fn find_version(
         .version(bot.id, number)
         .await?
         .ok_or_else(|| AppError::NotFound(format!("{game}/{name} has no version {number}")))?;
+    // The bot again, read after its version: a check's end changes the version's state and the
+    // bot's active number in one transaction, so a bot read after the version is at least as
+    // new, and a version seen passed is seen active when it is. (Read only before, the bot
+    // could be older than the version, and `arbiter submit` said "passed, not active".)
+    let bot = find_bot(state, game, name).await?;
     Ok((bot, version))
 }
 
